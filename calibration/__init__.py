@@ -1,0 +1,1 @@
+"""Table model and camera model: from pixels to table millimetres and back."""

@@ -1,0 +1,1 @@
+"""Shot facts, the FFB ten-ball rules engine, and the applications (review, live, CLI)."""

@@ -1,0 +1,1 @@
+"""tenball: referee/live."""

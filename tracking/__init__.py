@@ -1,0 +1,1 @@
+"""Kalman tracking of the eleven balls and the physical events inferred from tracks."""

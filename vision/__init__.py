@@ -1,0 +1,1 @@
+"""Frame sources, ball detection and ball identification."""

@@ -1,0 +1,1 @@
+"""tenball: vision/synthetic."""
