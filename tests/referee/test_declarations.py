@@ -1,0 +1,123 @@
+"""The declarations file: parsing, keying by shot or time, and stated assumptions."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.declarations import (
+    DeclarationLog,
+    DeclarationsError,
+    ShotDeclarations,
+    assume_call,
+    parse_declarations,
+)
+
+EXAMPLE = """\
+{"type": "match", "players": {"A": "Alice", "B": "Bob"}, "breaker": "B"}
+{"shot": 1, "type": "break_announce_10", "pocket": "foot_left"}
+{"shot": 2, "type": "call", "ball": 3, "pocket": "foot_left"}
+{"shot": 3, "type": "push_out"}
+{"shot": 3, "type": "option_choice", "choice": "shoot"}
+{"shot": 5, "type": "referee_foul", "foul": "ball_touched"}
+{"shot": 5, "type": "warning", "player": "A"}
+{"shot": 6, "type": "safety"}
+{"time_s": 20.0, "type": "call", "ball": 4, "pocket": "side_right", "source": "obvious"}
+"""
+
+
+def test_the_documented_example_parses() -> None:
+    log = parse_declarations(EXAMPLE)
+    assert log.players == {"A": "Alice", "B": "Bob"}
+    assert log.breaker == "B"
+    assert log.for_shot(1, 1.0, None).declarations == {
+        "break_announce_10": True,
+        "break_announce_10_pocket": "foot_left",
+    }
+    assert log.for_shot(2, 5.0, 1.0).declarations["call"] == {
+        "ball": 3,
+        "pocket": "foot_left",
+        "source": "announced",
+    }
+    third = log.for_shot(3, 9.0, 5.0)
+    assert third.declarations == {"push_out": True}
+    assert third.option_choice == "shoot"
+    fifth = log.for_shot(5, 15.0, 12.0)
+    assert fifth.referee_fouls == ("ball_touched",)
+    assert fifth.warnings == ("A",)
+    assert log.for_shot(6, 18.0, 15.0).declarations == {"safety_intended": True}
+
+
+@pytest.mark.parametrize(
+    ("strike_s", "previous_s", "applies"),
+    [(20.0, 18.0, True), (21.0, 18.0, True), (19.9, 18.0, False), (25.0, 20.0, False)],
+    ids=["at-time", "after", "before", "previous-strike-took-it"],
+)
+def test_a_time_keyed_line_belongs_to_the_next_strike(
+    strike_s: float, previous_s: float, applies: bool
+) -> None:
+    declared = parse_declarations(EXAMPLE).for_shot(7, strike_s, previous_s)
+    assert declared.has_call == applies
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ('{"shot": 2, "type": "call", "ball": 11, "pocket": "foot_left"}', "'ball'"),
+        ('{"shot": 2, "type": "call", "ball": 3, "pocket": "corner"}', "'pocket'"),
+        ('{"shot": 2, "type": "dance"}', "'type'"),
+        ('{"type": "push_out"}', "'shot'"),
+        ('{"shot": 0, "type": "push_out"}', "'shot'"),
+        ('{"shot": 2, "type": "referee_foul", "foul": "rude"}', "'foul'"),
+        ('{"shot": 2, "type": "option_choice", "choice": "maybe"}', "'choice'"),
+        ('{"shot": 2, "type": "warning", "player": "C"}', "'player'"),
+        ("not json", "not valid JSON"),
+    ],
+    ids=["ball", "pocket", "type", "no-key", "shot-zero", "foul", "choice", "player", "json"],
+)
+def test_a_bad_line_is_named_with_its_field(line: str, field: str) -> None:
+    with pytest.raises(DeclarationsError, match=f"decl:2: .*{field}"):
+        parse_declarations('{"type": "match"}\n' + line, "decl")
+
+
+FACTS_POT = {
+    "first_object_ball_contacted": 2,
+    "pocketed": [{"ball": 2, "pocket": "side_left", "frame": 10}],
+}
+FACTS_COMBO = {
+    "first_object_ball_contacted": 2,
+    "pocketed": [
+        {"ball": 10, "pocket": "foot_right", "frame": 10},
+        {"ball": 5, "pocket": "head_left", "frame": 12},
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("facts", "is_break", "expected_call", "said"),
+    [
+        (FACTS_POT, False, {"ball": 2, "pocket": "side_left", "source": "obvious"}, True),
+        (FACTS_COMBO, False, {"ball": 5, "pocket": "head_left", "source": "obvious"}, True),
+        (FACTS_POT, True, None, False),
+        ({"first_object_ball_contacted": 2, "pocketed": []}, False, None, False),
+    ],
+    ids=["first-ball-dropped", "lowest-dropped", "break-not-called", "nothing-dropped"],
+)
+def test_an_unknown_call_is_assumed_obvious_and_said(
+    facts: dict[str, object], is_break: bool, expected_call: object, said: bool
+) -> None:
+    filled, assumptions = assume_call(ShotDeclarations(), facts, is_break)
+    assert filled.declarations.get("call") == expected_call
+    assert bool(assumptions) == said
+    if said:
+        assert assumptions[0].startswith("call not known: assumed obvious")
+
+
+def test_no_file_means_nothing_declared() -> None:
+    assert DeclarationLog().for_shot(1, 0.0, None) == ShotDeclarations()
+    assert not DeclarationLog().known
+
+
+def test_a_declared_call_is_never_replaced() -> None:
+    declared = ShotDeclarations({"call": {"ball": 7, "pocket": "foot_left", "source": "announced"}})
+    filled, assumptions = assume_call(declared, FACTS_POT, False)
+    assert filled is declared and assumptions == []
