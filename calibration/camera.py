@@ -208,9 +208,11 @@ class CameraModel:
         # Fixed-point inversion of the distortion model (as cv2.undistortPoints does).
         distorted = normalised.copy()
         estimate = normalised.copy()
-        for _ in range(20):
+        for _ in range(200):
             error = _distort(estimate, self.distortion) - distorted
             estimate -= error
+            if float(np.max(np.abs(error))) < 1e-12:
+                break
         return estimate
 
 

@@ -142,7 +142,7 @@ def calibration_from_json(data: dict[str, Any]) -> Calibration:
     camera = camera_from_json(data, image_size)
     extra = {k: v for k, v in data.items() if k not in ("table", "corners_px", "camera")}
     if camera is None:
-        from calibration.fit import fit_camera
+        from calibration.fit import fit_camera, prior_from_json
 
-        camera = fit_camera(corners, table, image_size)
+        camera = fit_camera(corners, table, image_size, prior_from_json(data.get("lens")))
     return Calibration(table=table, camera=camera, corners_px=corners, extra=extra)
