@@ -1,13 +1,307 @@
-"""Fitting the camera from the four cloth corners (issue 3 fills this in)."""
+"""Fitting the camera from the four cloth corners.
+
+The four playing-surface corners fix the homography of the cloth plane (8 degrees of freedom).
+A pinhole camera with square pixels and a known principal point has 7 (focal length, rotation,
+translation), so the corners determine the camera and leave one degree of freedom as a check
+(the reprojection error). Seen from straight above the focal length is unobservable (a closer
+camera with a wider lens gives the same picture); the fit then assumes a camera height and says
+so in `CameraFit.assumptions`.
+"""
 
 from __future__ import annotations
 
-from calibration.camera import CameraModel
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import least_squares
+
+from calibration.camera import CameraModel, FloatArray
+from calibration.geometry import (
+    check_corners,
+    corner_array,
+    fit_homography,
+    focal_from_homography,
+    pose_from_homography,
+)
+from calibration.io import CORNER_NAMES, CalibrationError
 from calibration.table import TableSpec
+
+DEFAULT_CAMERA_HEIGHT_MM = 2500.0
+"""Assumed lens height above the cloth when the focal length cannot be measured (a camera
+straight over the table). Raising it lowers the parallax correction near the rails."""
+
+FOCAL_SPREAD_LIMIT = 0.15
+"""Largest relative change of the estimated focal length under half-pixel corner noise for the
+estimate to be trusted; above it the camera is too close to straight-down and the fit assumes
+`DEFAULT_CAMERA_HEIGHT_MM` (or the given height). Raising it trusts noisier estimates."""
+
+MAX_REPROJECTION_FRACTION = 0.02
+"""Largest RMS corner reprojection error, as a fraction of the table's diagonal in pixels, for
+the corners to count as a table of the given size. Raising it accepts worse-fitting shapes."""
+
+
+@dataclass(frozen=True, slots=True)
+class CameraPrior:
+    """What is known about the camera before the fit; every field is optional.
+
+    Attributes:
+        focal_px: focal length in pixels (square pixels). Given, it is not estimated.
+        principal_point: (u, v) px; defaults to the image centre.
+        distortion: OpenCV coefficients (k1, k2, p1, p2[, k3]); the corners are undistorted
+            before the fit and the fitted camera carries them.
+        camera_height_mm: height of the lens above the cloth, used only when the focal length
+            cannot be measured (camera nearly straight over the table).
+    """
+
+    focal_px: float | None = None
+    principal_point: tuple[float, float] | None = None
+    distortion: tuple[float, ...] = ()
+    camera_height_mm: float | None = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CameraFit:
+    """A fitted camera with its evidence.
+
+    Attributes:
+        camera: the fitted camera.
+        reprojection_error_px: RMS distance between the given corners and the fitted camera's
+            projection of the table corners, px.
+        focal_source: "given", "estimated" or "assumed" (camera nearly straight down).
+        assumptions: human-readable statements of what the fit assumed.
+    """
+
+    camera: CameraModel
+    reprojection_error_px: float
+    focal_source: str
+    assumptions: tuple[str, ...]
+
+    def as_json(self) -> dict[str, object]:
+        """The fields a calibration file stores beside the camera."""
+        return {
+            "reprojection_error_px": round(self.reprojection_error_px, 4),
+            "focal_source": self.focal_source,
+            "assumptions": list(self.assumptions),
+        }
+
+
+def prior_from_json(block: object) -> CameraPrior:
+    """The optional "lens" block of a calibration file (fields of `CameraPrior`)."""
+    if block is None:
+        return CameraPrior()
+    if not isinstance(block, dict):
+        raise CalibrationError("field 'lens' must be an object")
+    unknown = set(block) - {"focal_px", "principal_point", "distortion", "camera_height_mm"}
+    if unknown:
+        raise CalibrationError(f"field 'lens' has unknown keys: {sorted(unknown)}")
+    try:
+        point = block.get("principal_point")
+        return CameraPrior(
+            focal_px=_optional_float(block.get("focal_px")),
+            principal_point=None if point is None else (float(point[0]), float(point[1])),
+            distortion=tuple(float(v) for v in block.get("distortion", ())),
+            camera_height_mm=_optional_float(block.get("camera_height_mm")),
+        )
+    except (TypeError, ValueError, IndexError) as error:
+        raise CalibrationError(f"field 'lens': {error}") from None
+
+
+def _optional_float(value: object) -> float | None:
+    return None if value is None else float(value)  # type: ignore[arg-type]
 
 
 def fit_camera(
-    corners_px: dict[str, tuple[float, float]], table: TableSpec, image_size: tuple[int, int]
+    corners_px: dict[str, tuple[float, float]],
+    table: TableSpec,
+    image_size: tuple[int, int],
+    prior: CameraPrior | None = None,
 ) -> CameraModel:
-    """Camera intrinsics and pose from the four playing-surface corners."""
-    raise NotImplementedError("fit_camera is being written (issue 3)")
+    """Camera intrinsics and pose from the four playing-surface corners.
+
+    Args:
+        corners_px: pixel (u, v) of "head_left", "head_right", "foot_right", "foot_left".
+        table: the table's playing-surface size.
+        image_size: (width, height) px.
+        prior: what is known of the camera (focal, principal point, distortion, height).
+
+    Raises:
+        CalibrationError: a corner is missing or outside the frame, the corners cross or are
+            mirrored, or their shape fits no camera looking at a table of this size.
+    """
+    return fit_camera_report(corners_px, table, image_size, prior).camera
+
+
+def fit_camera_report(
+    corners_px: dict[str, tuple[float, float]],
+    table: TableSpec,
+    image_size: tuple[int, int],
+    prior: CameraPrior | None = None,
+) -> CameraFit:
+    """`fit_camera` with the reprojection error and the assumptions made (same arguments)."""
+    prior = prior or CameraPrior()
+    width, height = (int(v) for v in image_size)
+    if width <= 0 or height <= 0:
+        raise CalibrationError(f"image_size must be positive, got {image_size}")
+    observed = corner_array(corners_px)
+    check_corners(observed, (width, height))
+    table_xy = np.array([table.corners_xy_mm()[n] for n in CORNER_NAMES], dtype=np.float64)
+    centre = _principal_point(prior, (width, height))
+    distortion = np.asarray(prior.distortion, dtype=np.float64).reshape(-1)
+    focal, source, assumptions = _initial_focal(observed, table_xy, centre, distortion, prior)
+    matrix = _matrix(focal, centre)
+    camera = _camera_from_homography(observed, table_xy, matrix, distortion, (width, height))
+    camera = _refine(camera, observed, table_xy, estimate_focal=source == "estimated")
+    residual = camera.project(table_xy) - observed
+    rms = float(np.sqrt(np.mean(np.sum(residual**2, axis=1))))
+    _check_fits(rms, observed, table)
+    return CameraFit(camera, rms, source, assumptions)
+
+
+def _principal_point(prior: CameraPrior, image_size: tuple[int, int]) -> tuple[float, float]:
+    if prior.principal_point is not None:
+        return (float(prior.principal_point[0]), float(prior.principal_point[1]))
+    return ((image_size[0] - 1) / 2.0, (image_size[1] - 1) / 2.0)
+
+
+def _undistort(uv: FloatArray, matrix: FloatArray, distortion: FloatArray) -> FloatArray:
+    """(N, 2) ideal-pinhole pixels of distorted pixels (identity without distortion)."""
+    if not distortion.size:
+        return uv
+    points = uv.reshape(-1, 1, 2).astype(np.float64)
+    criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 100, 1e-12)
+    ideal = cv2.undistortPoints(points, matrix, distortion, None, None, matrix, criteria)
+    out: FloatArray = ideal.reshape(-1, 2).astype(np.float64)
+    return out
+
+
+def _matrix(focal: float, centre: tuple[float, float]) -> FloatArray:
+    return np.array([[focal, 0.0, centre[0]], [0.0, focal, centre[1]], [0.0, 0.0, 1.0]])
+
+
+def _initial_focal(
+    observed: FloatArray,
+    table_xy: FloatArray,
+    centre: tuple[float, float],
+    distortion: FloatArray,
+    prior: CameraPrior,
+) -> tuple[float, str, tuple[str, ...]]:
+    """Focal length to start from, where it comes from, and what was assumed."""
+    if prior.focal_px is not None:
+        if not prior.focal_px > 0:
+            raise CalibrationError(f"focal_px must be positive, got {prior.focal_px}")
+        return float(prior.focal_px), "given", ()
+    focal = _estimate_focal(observed, table_xy, centre, distortion)
+    if focal is not None:
+        return focal, "estimated", ()
+    height_mm = prior.camera_height_mm or DEFAULT_CAMERA_HEIGHT_MM
+    if not height_mm > 0:
+        raise CalibrationError(f"camera_height_mm must be positive, got {height_mm}")
+    focal = _focal_for_height(observed, table_xy, centre, distortion, height_mm)
+    given = prior.camera_height_mm is not None
+    note = (
+        f"camera is nearly straight over the table, so its focal length cannot be measured; "
+        f"assumed the lens is {height_mm:.0f} mm above the cloth"
+        f"{'' if given else ' (default; give the camera height or focal length to change it)'}"
+        f", which gives a focal length of {focal:.0f} px"
+    )
+    return focal, "assumed", (note,)
+
+
+def _estimate_focal(
+    observed: FloatArray,
+    table_xy: FloatArray,
+    centre: tuple[float, float],
+    distortion: FloatArray,
+) -> float | None:
+    """Focal length from the corners, or None when half-pixel noise makes it unreliable."""
+    focal = float(np.hypot(*centre)) * 2.0
+    for _ in range(5 if distortion.size else 1):
+        ideal = _undistort(observed, _matrix(focal, centre), distortion)
+        estimate = focal_from_homography(fit_homography(table_xy, ideal), centre)
+        if estimate is None:
+            return None
+        focal = estimate
+    spread = 0.0
+    for index in range(8):
+        nudged = ideal.copy()
+        nudged[index // 2, index % 2] += 0.5
+        other = focal_from_homography(fit_homography(table_xy, nudged), centre)
+        if other is None:
+            return None
+        spread = max(spread, abs(other - focal) / focal)
+    return focal if spread <= FOCAL_SPREAD_LIMIT else None
+
+
+def _focal_for_height(
+    observed: FloatArray,
+    table_xy: FloatArray,
+    centre: tuple[float, float],
+    distortion: FloatArray,
+    height_mm: float,
+) -> float:
+    """Focal length that puts the camera `height_mm` above the cloth (straight-down view)."""
+    focal = float(np.hypot(*centre)) * 2.0
+    for _ in range(5):
+        ideal = _undistort(observed, _matrix(focal, centre), distortion)
+        homography = fit_homography(table_xy, ideal)
+        rotation, translation = pose_from_homography(homography, _matrix(focal, centre))
+        # Seen from straight above, focal / height is what the picture fixes.
+        focal *= height_mm / abs(float((rotation.T @ translation)[2]))
+    return focal
+
+
+def _camera_from_homography(
+    observed: FloatArray,
+    table_xy: FloatArray,
+    matrix: FloatArray,
+    distortion: FloatArray,
+    image_size: tuple[int, int],
+) -> CameraModel:
+    ideal = _undistort(observed, matrix, distortion)
+    rotation, translation = pose_from_homography(fit_homography(table_xy, ideal), matrix)
+    camera = CameraModel(matrix, rotation, translation, image_size, distortion)
+    if camera.centre_mm[2] <= 0:
+        raise CalibrationError(
+            "corners are mirrored (they describe a table seen from below): "
+            "swap head_left with head_right and foot_left with foot_right"
+        )
+    return camera
+
+
+def _refine(
+    camera: CameraModel, observed: FloatArray, table_xy: FloatArray, estimate_focal: bool
+) -> CameraModel:
+    """Least-squares polish of pose (and focal) on the corner reprojection error."""
+    rvec, _ = cv2.Rodrigues(camera.rotation)
+    focal = float(camera.camera_matrix[0, 0])
+    start = np.concatenate([rvec.reshape(3), camera.translation_mm, [math.log(focal)]])
+
+    def build(params: NDArray[np.float64]) -> CameraModel:
+        matrix = camera.camera_matrix.copy()
+        if estimate_focal:
+            matrix[0, 0] = matrix[1, 1] = math.exp(params[6])
+        rotation = np.asarray(cv2.Rodrigues(params[:3].reshape(3, 1))[0], dtype=np.float64)
+        return CameraModel(matrix, rotation, params[3:6], camera.image_size, camera.distortion)
+
+    def residuals(params: NDArray[np.float64]) -> NDArray[np.float64]:
+        out: NDArray[np.float64] = (build(params).project(table_xy) - observed).reshape(-1)
+        return out
+
+    result = least_squares(residuals, start, method="lm", x_scale="jac")
+    refined = build(result.x)
+    before = np.sum(residuals(start) ** 2)
+    return refined if np.sum(result.fun**2) <= before else camera
+
+
+def _check_fits(rms_px: float, observed: FloatArray, table: TableSpec) -> None:
+    diagonal = float(np.linalg.norm(observed[2] - observed[0]))
+    limit = max(2.0, MAX_REPROJECTION_FRACTION * diagonal)
+    if rms_px > limit:
+        raise CalibrationError(
+            f"the corners do not fit a {table.length_mm:.0f} x {table.width_mm:.0f} mm table "
+            f"seen by any camera (reprojection error {rms_px:.1f} px > {limit:.1f} px): check "
+            f"the table size, that head and foot are the short sides, and the corner order"
+        )
