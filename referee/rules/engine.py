@@ -1,0 +1,409 @@
+"""The rules engine: `decide` a shot, `choose_option`, `warn`, `next_rack` (pure functions).
+
+Each takes the state before the step and returns `(Call, GameState)`; bad input raises
+`RulesInputError` and leaves nothing changed (states are immutable).
+"""
+
+from __future__ import annotations
+
+from referee.rules.call import Call, FoulCode, Reason
+from referee.rules.config import BreakOrder, RulesConfig
+from referee.rules.errors import RulesInputError
+from referee.rules.outcome import Outcome, break_outcome, play_outcome, push_out_outcome
+from referee.rules.predicates import Check, ShotContext, find_fouls
+from referee.rules.shot import Declarations, RefereeFoul, Shot, ShotFacts
+from referee.rules.state import (
+    GAME_BALL,
+    OPTION_CHOICES,
+    CueBall,
+    GameState,
+    OptionChoice,
+    Player,
+)
+
+DEFAULT_CONFIG = RulesConfig()
+
+
+def push_out_allowed(state: GameState) -> Check:
+    """Whether the next shot may be a push-out (Push-out 1 and 5, I-12, I-35)."""
+    if state.is_over or state.is_break:
+        return False, "a push-out is only possible after the break (Push-out 1)"
+    if state.cue_ball is CueBall.IN_HAND_ANYWHERE:
+        return False, "no push-out with ball in hand after the break (Push-out 5)"
+    if not state.push_out_available:
+        return (
+            False,
+            "a push-out is only allowed on the first shot after a legal break (Push-out 1)",
+        )
+    return True, "first shot after a legal break"
+
+
+def validate_declarations(declarations: Declarations, state: GameState) -> None:
+    """Refuse, before the stroke, a declaration the rules do not allow (I-12, I-05, D2).
+
+    Raises:
+        RulesInputError: naming the declaration field.
+    """
+    _check_in_play(state)
+    allowed, why = push_out_allowed(state)
+    if declarations.push_out and not allowed:
+        raise RulesInputError("declarations.push_out", f"refused: {why} (I-12)")
+    call = declarations.call
+    if call is not None and call.ball not in state.balls_on_table:
+        raise RulesInputError("declarations.call.ball", f"the {call.ball} is already down")
+    if declarations.break_announce_10 and not state.is_break:
+        raise RulesInputError(
+            "declarations.break_announce_10", "the 10 is announced only before the break (Casse 4)"
+        )
+
+
+def _check_in_play(state: GameState) -> None:
+    if state.is_over:
+        raise RulesInputError(
+            "state", f"the rack is over ({state.rack_winner} won): start a new rack"
+        )
+
+
+def _validate_shot(shot: Shot, state: GameState) -> None:
+    """Every ball the step names must be on the table; a step needs facts or a referee foul."""
+    call = shot.declarations.call
+    if call is not None and call.ball not in state.balls_on_table:
+        raise RulesInputError("declarations.call.ball", f"the {call.ball} is already down")
+    facts = shot.facts
+    if facts is None:
+        if not shot.referee_fouls:
+            raise RulesInputError("shot", "no shot facts and no referee foul: nothing to judge")
+        return
+    named = {
+        "shot.pocketed": facts.pocketed_balls,
+        "shot.off_table": facts.off_table,
+        "shot.simultaneous_first_contact": facts.simultaneous_first_contact,
+        "shot.first_object_ball_contacted": (facts.first_object_ball_contacted or 1,),
+    }
+    for where, balls in named.items():
+        gone = [b for b in balls if b not in state.balls_on_table]
+        if gone:
+            raise RulesInputError(where, f"the {gone[0]} was not on the table")
+
+
+def _resolve_player(shot: Shot, state: GameState) -> tuple[Player, GameState, list[Reason]]:
+    """Who played, and the state he played in (an open option is closed by playing)."""
+    assert state.turn is not None
+    player = shot.player or state.turn
+    option = state.pending_option
+    if option is None:
+        return player, state, []
+    taken = state.with_changes(turn=option.holder, pending_option=None)
+    if player is option.holder:
+        text = f"{player} played without stating a choice: taken as accepting the table"
+        return player, taken, [Reason("OPTION_TAKEN", "Push-out 4a / Déroulement 3", text + ".")]
+    return player, taken, []
+
+
+def _notes(ctx: ShotContext) -> list[Reason]:
+    """Declarations the engine set aside, said aloud so nobody is surprised."""
+    notes: list[Reason] = []
+    decl, state = ctx.shot.declarations, ctx.state
+    if decl.push_out and not ctx.push_out:
+        why = push_out_allowed(state)[1] if ctx.player is state.turn else "played out of turn"
+        notes.append(
+            Reason(
+                "PUSH_OUT_REFUSED",
+                "I-12",
+                f"Push-out not allowed ({why}): judged as a normal shot.",
+            )
+        )
+    if decl.break_announce_10 and not state.is_break:
+        notes.append(
+            Reason("ANNOUNCE_IGNORED", "I-05", "The 10 is announced only on the break: no effect.")
+        )
+    if decl.call is not None and state.is_break:
+        notes.append(
+            Reason(
+                "CALL_IGNORED",
+                "Déroulement 2",
+                "The break is not a called shot: the call has no effect.",
+            )
+        )
+    placement = RefereeFoul.BAD_CUE_BALL_PLACEMENT in ctx.shot.referee_fouls
+    if placement and state.cue_ball is not CueBall.IN_HAND_BEHIND_HEAD_STRING:
+        notes.append(
+            Reason(
+                "F10_NOT_APPLICABLE",
+                "I-26",
+                "Cue ball placement is free here: not a foul (Fautes 10 applies to the break).",
+            )
+        )
+    return notes
+
+
+def decide(
+    shot: Shot, state: GameState, config: RulesConfig = DEFAULT_CONFIG
+) -> tuple[Call, GameState]:
+    """Judge one shot.
+
+    Args:
+        shot: the shot step (declarations, camera facts, referee fouls, who played).
+        state: the state before the shot.
+        config: rule options.
+
+    Returns:
+        The call and the state after the shot.
+
+    Raises:
+        RulesInputError: the rack is over, or the shot names a ball that is not on the table.
+    """
+    _check_in_play(state)
+    _validate_shot(shot, state)
+    player, state, notes = _resolve_player(shot, state)
+    allowed = push_out_allowed(state)[0] and player is state.turn
+    ctx = ShotContext(state, shot, config, player, push_out=shot.declarations.push_out and allowed)
+    notes += _notes(ctx)
+    fouls = find_fouls(ctx)
+    if fouls:
+        return _after_foul(ctx, fouls, notes)
+    facts = shot.facts or ShotFacts()
+    if state.is_break:
+        outcome = break_outcome(ctx, facts)
+    elif ctx.push_out:
+        outcome = push_out_outcome(ctx, facts)
+    else:
+        outcome = play_outcome(ctx, facts)
+    return _apply(ctx, outcome, (), notes)
+
+
+def _after_foul(
+    ctx: ShotContext, fouls: list[tuple[FoulCode, str]], notes: list[Reason]
+) -> tuple[Call, GameState]:
+    """One penalty for all the fouls (I-18); three fouls and the warning (Fautes, T1-T3)."""
+    state, player, other = ctx.state, ctx.player, ctx.player.other()
+    codes = tuple(code for code, _ in fouls)
+    what = "; ".join(text for _, text in fouls)
+    label = ", ".join(dict.fromkeys(code.clause for code in codes))
+    reasons = [Reason(c.value, c.clause, f"Foul ({c.clause}): {t}.") for c, t in fouls]
+    count, warned = state.consecutive_fouls[player], state.warned[player]
+    if count >= 2 and warned:
+        text = f"third consecutive foul by {player} after the warning: {other} wins the rack"
+        reasons.append(Reason("THREE_FOULS", "Fautes (3 fautes)", text[0].upper() + text[1:] + "."))
+        outcome = Outcome(
+            None,
+            winner=other,
+            reasons=reasons,
+            summary=f"Foul by {player} ({label}): {what}. {text[0].upper()}{text[1:]}.",
+        )
+        return _apply(ctx, outcome, codes, notes)
+    spot = _spot_after_foul(ctx, reasons)
+    if count >= 2:
+        reasons.append(
+            Reason(
+                "UNWARNED_FOUL",
+                "Fautes (avertissement a-c)",
+                f"{player} was not warned after his second foul: this foul is not a "
+                "third one, the count stays at two and the warning is still due.",
+            )
+        )
+    hand = f"{other} has ball in hand anywhere"
+    reasons.append(Reason("BALL_IN_HAND", "Fautes (intro)", hand + "."))
+    summary = f"Foul by {player} ({label}): {what}. {hand}."
+    if spot:
+        summary += " The 10 is spotted."
+    outcome = Outcome(other, spot=spot, reasons=reasons, summary=summary)
+    return _apply(ctx, outcome, codes, notes)
+
+
+def _spot_after_foul(ctx: ShotContext, reasons: list[Reason]) -> tuple[int, ...]:
+    facts = ctx.facts
+    if facts is None or not ({GAME_BALL} & {*facts.pocketed_balls, *facts.off_table}):
+        return ()
+    off = GAME_BALL in facts.off_table
+    clause = (
+        "Casse 3" if off and ctx.is_break else ("Casse 4" if ctx.is_break else "Déroulement 1c")
+    )
+    how = "driven off the table" if off else "pocketed on a foul"
+    reasons.append(Reason("SPOT", clause, f"The 10 goes back on the foot spot: it was {how}."))
+    return (GAME_BALL,)
+
+
+def _apply(
+    ctx: ShotContext,
+    outcome: Outcome,
+    codes: tuple[FoulCode, ...],
+    notes: list[Reason],
+) -> tuple[Call, GameState]:
+    """Build the call and the next state from an outcome.
+
+    A foul adds one to the shooter's count, held at two while he is unwarned (T3); a shot
+    without a foul resets his count and his warning (I-19).
+    """
+    state, facts = ctx.state, ctx.facts or ShotFacts()
+    down = sorted(facts.pocketed_balls)
+    left = [b for b in state.balls_on_table if b not in down and b not in facts.off_table]
+    if outcome.winner is not None:
+        new = state.with_changes(
+            balls_on_table=tuple(left),
+            turn=None,
+            is_break=False,
+            push_out_available=False,
+            consecutive_fouls={},
+            warned={},
+            pending_option=None,
+            rack_winner=outcome.winner,
+        )
+        call = Call(
+            ctx.player,
+            codes,
+            None,
+            None,
+            (),
+            tuple(down),
+            None,
+            outcome.winner,
+            True,
+            new,
+            tuple(notes + outcome.reasons),
+            outcome.summary,
+        )
+        return call, new
+    cue = CueBall.IN_HAND_ANYWHERE if codes else CueBall.IN_POSITION
+    player, count = ctx.player, state.consecutive_fouls[ctx.player]
+    counts = {**state.consecutive_fouls, player: min(count + 1, 2) if codes else 0}
+    warned = {**state.warned, player: state.warned[player] if codes else False}
+    new = state.with_changes(
+        balls_on_table=tuple(sorted({*left, *outcome.spot})),
+        turn=outcome.next_turn,
+        is_break=False,
+        push_out_available=outcome.push_out_next,
+        cue_ball=cue,
+        consecutive_fouls=counts,
+        warned=warned,
+        pending_option=outcome.option,
+    )
+    reasons = notes + outcome.reasons + _warning_reasons(new)
+    summary = outcome.summary
+    if outcome.spot and not codes:
+        summary += " The 10 is spotted."
+    remain = tuple(b for b in down if b not in outcome.spot)
+    shooter = None if outcome.option else outcome.next_turn
+    call = Call(
+        ctx.player,
+        codes,
+        shooter,
+        cue,
+        outcome.spot,
+        remain,
+        outcome.option,
+        None,
+        outcome.turn_ends,
+        new,
+        tuple(reasons),
+        summary,
+    )
+    return call, new
+
+
+def _warning_reasons(state: GameState) -> list[Reason]:
+    due = state.warning_due
+    if due is None:
+        return []
+    text = (
+        f"{due} is on two consecutive fouls: he must be warned before his next shot; "
+        "a third foul after the warning loses the rack."
+    )
+    return [Reason("WARNING_DUE", "Fautes (avertissement)", text)]
+
+
+def choose_option(
+    state: GameState, choice: object, player: Player | None = None
+) -> tuple[Call, GameState]:
+    """The holder of a pending option shoots or hands the table back (Push-out 4, D3, I-35).
+
+    Raises:
+        RulesInputError: no option pending, wrong player, or an unknown choice.
+    """
+    _check_in_play(state)
+    option = state.pending_option
+    if option is None:
+        raise RulesInputError("choice", "no option is pending: there is nothing to choose")
+    if player is not None and player is not option.holder:
+        raise RulesInputError("player", f"the option belongs to {option.holder}, not {player}")
+    if not isinstance(choice, str) or choice not in OPTION_CHOICES:
+        raise RulesInputError("choice", f"expected 'shoot' or 'hand_back', got {choice!r}")
+    picked = OptionChoice(choice)
+    holder = option.holder
+    nxt = holder if picked is OptionChoice.SHOOT else option.previous_shooter
+    if picked is OptionChoice.SHOOT:
+        text = f"{holder} accepts the table and shoots from where the cue ball lies"
+    else:
+        text = f"{holder} hands the table back: {nxt} must shoot from where the cue ball lies"
+    if option.after_push_out or picked is OptionChoice.HAND_BACK:
+        text += "; no push-out" if option.after_push_out else ""
+    clause = "Push-out 4" if option.after_push_out else "Déroulement 3"
+    new = state.with_changes(
+        turn=nxt, pending_option=None, push_out_available=False, cue_ball=CueBall.IN_POSITION
+    )
+    reasons = (Reason("OPTION_CHOICE", clause, text + "."), *_warning_reasons(new))
+    call = Call(
+        holder,
+        (),
+        nxt,
+        CueBall.IN_POSITION,
+        (),
+        (),
+        None,
+        None,
+        picked is OptionChoice.HAND_BACK,
+        new,
+        reasons,
+        text + ".",
+    )
+    return call, new
+
+
+def warn(state: GameState, player: Player) -> tuple[Call, GameState]:
+    """Record the warning a player on two consecutive fouls must receive (T2, I-24).
+
+    Raises:
+        RulesInputError: the rack is over or the player is not on two fouls.
+    """
+    _check_in_play(state)
+    count = state.consecutive_fouls[player]
+    if count < 2:
+        raise RulesInputError(
+            "warning.player",
+            f"{player} is on {count} consecutive foul(s): a warning follows the second",
+        )
+    already = state.warned[player]
+    new = state.with_changes(warned={**state.warned, player: True})
+    text = (
+        f"{player} was already warned"
+        if already
+        else f"{player} is warned: he is on two consecutive fouls; a third loses the rack"
+    )
+    reasons = (Reason("WARNING", "Fautes (avertissement)", text + "."), *_warning_reasons(new))
+    call = Call(
+        None,
+        (),
+        new.shooter,
+        None if new.shooter is None else new.cue_ball,
+        (),
+        (),
+        new.pending_option,
+        None,
+        False,
+        new,
+        reasons,
+        text + ".",
+    )
+    return call, new
+
+
+def next_rack(state: GameState, config: RulesConfig = DEFAULT_CONFIG) -> GameState:
+    """The next rack once this one is won: who breaks follows `config.break_order` (I-23)."""
+    if state.rack_winner is None:
+        raise RulesInputError("state", "the rack is not over")
+    breaker = {
+        BreakOrder.ALTERNATE: state.breaker.other(),
+        BreakOrder.WINNER: state.rack_winner,
+        BreakOrder.LOSER: state.rack_winner.other(),
+    }[config.break_order]
+    return GameState.new_rack(breaker)

@@ -1,0 +1,327 @@
+"""JSON dicts to engine types, with errors that name the offending field.
+
+Every reader here raises `RulesInputError(field, problem)`; none has side effects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from calibration.table import Pocket
+from referee.rules.errors import RulesInputError
+from referee.rules.shot import (
+    CUE,
+    REFEREE_FOUL_CODES,
+    CalledShot,
+    CallSource,
+    Declarations,
+    PocketedBall,
+    RefereeFoul,
+    Shot,
+    ShotFacts,
+)
+from referee.rules.state import CueBall, GameState, PendingOption, Player
+
+_FOUL_BY_CODE = {code: foul for foul, code in REFEREE_FOUL_CODES.items()}
+
+
+def as_mapping(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise RulesInputError(where, f"expected an object, got {type(value).__name__}")
+    return value
+
+
+def as_list(value: Any, where: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list | tuple):
+        raise RulesInputError(where, f"expected a list, got {type(value).__name__}")
+    return list(value)
+
+
+def as_bool(value: Any, where: str) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise RulesInputError(where, f"expected true or false, got {value!r}")
+    return value
+
+
+def as_ball(value: Any, where: str) -> int:
+    """An object ball 1..10 from an int or a numeric string ("3")."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10:
+        raise RulesInputError(where, f"expected an object ball 1..10, got {value!r}")
+    return value
+
+
+def as_pocket(value: Any, where: str) -> Pocket:
+    try:
+        return Pocket(value)
+    except ValueError:
+        names = ", ".join(p.value for p in Pocket)
+        raise RulesInputError(
+            where, f"unknown pocket {value!r} (expected one of {names})"
+        ) from None
+
+
+def as_player(value: Any, where: str) -> Player:
+    try:
+        return Player(value)
+    except ValueError:
+        raise RulesInputError(where, f"expected player 'A' or 'B', got {value!r}") from None
+
+
+def _balls(value: Any, where: str, on_table: tuple[int, ...] | None) -> tuple[int, ...]:
+    balls = [as_ball(v, f"{where}[{i}]") for i, v in enumerate(as_list(value, where))]
+    if len(set(balls)) != len(balls):
+        raise RulesInputError(where, f"a ball is listed twice: {balls}")
+    for i, ball in enumerate(balls):
+        if on_table is not None and ball not in on_table:
+            raise RulesInputError(f"{where}[{i}]", f"the {ball} was not on the table")
+    return tuple(balls)
+
+
+def _pocketed(value: Any, on_table: tuple[int, ...] | None) -> tuple[PocketedBall, ...]:
+    items: list[PocketedBall] = []
+    for i, entry in enumerate(as_list(value, "shot.pocketed")):
+        where = f"shot.pocketed[{i}]"
+        if isinstance(entry, Mapping):
+            ball = as_ball(entry.get("ball"), f"{where}.ball")
+            raw = entry.get("pocket")
+            pocket = None if raw is None else as_pocket(raw, f"{where}.pocket")
+        else:
+            ball, pocket = as_ball(entry, where), None
+        if on_table is not None and ball not in on_table:
+            raise RulesInputError(where, f"the {ball} was pocketed but was not on the table")
+        if any(p.ball == ball for p in items):
+            raise RulesInputError(where, f"the {ball} is listed twice")
+        items.append(PocketedBall(ball, pocket))
+    return tuple(items)
+
+
+def _cushion_balls(value: Any, on_table: tuple[int, ...] | None) -> tuple[int | str, ...]:
+    where = "shot.cushion_after_first_contact"
+    items: list[int | str] = []
+    for i, entry in enumerate(as_list(value, where)):
+        item: int | str = CUE if entry == CUE else as_ball(entry, f"{where}[{i}]")
+        if isinstance(item, int) and on_table is not None and item not in on_table:
+            raise RulesInputError(f"{where}[{i}]", f"the {item} was not on the table")
+        if item not in items:
+            items.append(item)
+    return tuple(items)
+
+
+def _optional_ball(value: Any, where: str, on_table: tuple[int, ...] | None) -> int | None:
+    if value is None:
+        return None
+    ball = as_ball(value, where)
+    if on_table is not None and ball not in on_table:
+        raise RulesInputError(where, f"the {ball} was not on the table")
+    return ball
+
+
+def _ball_list_or_flag(value: Any, where: str) -> tuple[int, ...]:
+    """Balls from a list, or from a bare true (ball unknown: recorded as the 0 placeholder)."""
+    if isinstance(value, bool):
+        return (0,) if value else ()
+    return tuple(as_ball(v, f"{where}[{i}]") for i, v in enumerate(as_list(value, where)))
+
+
+_FACT_KEYS = {
+    "first_object_ball_contacted",
+    "simultaneous_first_contact",
+    "cue_ball_cushion_before_first_contact",
+    "cushion_after_first_contact",
+    "object_balls_to_cushion_on_break",
+    "pocketed",
+    "off_table",
+    "cue_ball_pocketed",
+    "cue_ball_off_table",
+    "frozen_ball_touching_its_rail_without_leaving",
+    "balls_moving_at_strike",
+    "balls_disturbed",
+}
+
+
+def _break_count(value: Any) -> int | None:
+    where = "shot.object_balls_to_cushion_on_break"
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10:
+        raise RulesInputError(where, f"expected a count 0..10, got {value!r}")
+    return value
+
+
+def parse_facts(data: Any, on_table: tuple[int, ...] | None = None) -> ShotFacts:
+    """Read rules.md §4 shot facts (see `ShotFacts.from_json`)."""
+    d = as_mapping(data, "shot")
+    facts = ShotFacts(
+        first_object_ball_contacted=_optional_ball(
+            d.get("first_object_ball_contacted"), "shot.first_object_ball_contacted", on_table
+        ),
+        simultaneous_first_contact=_balls(
+            d.get("simultaneous_first_contact"), "shot.simultaneous_first_contact", on_table
+        ),
+        cue_ball_cushion_before_first_contact=as_bool(
+            d.get("cue_ball_cushion_before_first_contact"),
+            "shot.cue_ball_cushion_before_first_contact",
+        ),
+        cushion_after_first_contact=_cushion_balls(d.get("cushion_after_first_contact"), on_table),
+        object_balls_to_cushion_on_break=_break_count(d.get("object_balls_to_cushion_on_break")),
+        pocketed=_pocketed(d.get("pocketed"), on_table),
+        off_table=_balls(d.get("off_table"), "shot.off_table", on_table),
+        cue_ball_pocketed=as_bool(d.get("cue_ball_pocketed"), "shot.cue_ball_pocketed"),
+        cue_ball_off_table=as_bool(d.get("cue_ball_off_table"), "shot.cue_ball_off_table"),
+        frozen_ball_touching_its_rail_without_leaving=_balls(
+            d.get("frozen_ball_touching_its_rail_without_leaving"),
+            "shot.frozen_ball_touching_its_rail_without_leaving",
+            None,
+        ),
+        balls_moving_at_strike=_ball_list_or_flag(
+            d.get("balls_moving_at_strike"), "shot.balls_moving_at_strike"
+        ),
+        balls_disturbed=_ball_list_or_flag(d.get("balls_disturbed"), "shot.balls_disturbed"),
+        extra={k: v for k, v in d.items() if k not in _FACT_KEYS},
+    )
+    _check_consistent(facts)
+    return facts
+
+
+def _check_consistent(facts: ShotFacts) -> None:
+    both = set(facts.pocketed_balls) & set(facts.off_table)
+    if both:
+        raise RulesInputError(
+            "shot.off_table", f"ball {min(both)} is reported both pocketed and off the table"
+        )
+    if facts.cue_ball_pocketed and facts.cue_ball_off_table:
+        raise RulesInputError(
+            "shot.cue_ball_off_table", "the cue ball cannot be both pocketed and off the table"
+        )
+
+
+def parse_call(data: Any, on_table: tuple[int, ...] | None) -> CalledShot | None:
+    if data is None:
+        return None
+    d = as_mapping(data, "declarations.call")
+    ball = as_ball(d.get("ball"), "declarations.call.ball")
+    if on_table is not None and ball not in on_table:
+        raise RulesInputError(
+            "declarations.call.ball", f"the {ball} is already down: it cannot be called"
+        )
+    pocket = as_pocket(d.get("pocket"), "declarations.call.pocket")
+    try:
+        source = CallSource(d.get("source") or CallSource.ANNOUNCED)
+    except ValueError:
+        raise RulesInputError(
+            "declarations.call.source",
+            f"expected 'announced' or 'obvious', got {d.get('source')!r}",
+        ) from None
+    return CalledShot(ball, pocket, source)
+
+
+def parse_declarations(data: Any, on_table: tuple[int, ...] | None = None) -> Declarations:
+    """Read a step's `declarations` object (rules.md §4)."""
+    d = as_mapping(data if data is not None else {}, "declarations")
+    raw_pocket = d.get("break_announce_10_pocket")
+    return Declarations(
+        call=parse_call(d.get("call"), on_table),
+        push_out=as_bool(d.get("push_out"), "declarations.push_out"),
+        safety_intended=as_bool(d.get("safety_intended"), "declarations.safety_intended"),
+        break_announce_10=as_bool(d.get("break_announce_10"), "declarations.break_announce_10")
+        or raw_pocket is not None,
+        break_announce_10_pocket=None
+        if raw_pocket is None
+        else as_pocket(raw_pocket, "declarations.break_announce_10_pocket"),
+    )
+
+
+def parse_referee_fouls(data: Any) -> tuple[RefereeFoul, ...]:
+    """Referee fouls by rules.md §4 name ("ball_touched") or code ("F6")."""
+    fouls: list[RefereeFoul] = []
+    for i, raw in enumerate(as_list(data, "referee_fouls")):
+        foul = _FOUL_BY_CODE.get(raw) if isinstance(raw, str) else None
+        if foul is None:
+            try:
+                foul = RefereeFoul(raw)
+            except ValueError:
+                names = ", ".join(f.value for f in RefereeFoul)
+                raise RulesInputError(
+                    f"referee_fouls[{i}]", f"unknown foul {raw!r} (expected one of {names})"
+                ) from None
+        if foul not in fouls:
+            fouls.append(foul)
+    return tuple(fouls)
+
+
+def parse_shot(data: Any, on_table: tuple[int, ...] | None = None) -> Shot:
+    """Read a shot step: `declarations`, `shot` (facts or null), `referee_fouls`, `player`."""
+    d = as_mapping(data, "step")
+    raw_facts = d.get("shot")
+    player = d.get("player")
+    return Shot(
+        declarations=parse_declarations(d.get("declarations"), on_table),
+        facts=None if raw_facts is None else parse_facts(raw_facts, on_table),
+        referee_fouls=parse_referee_fouls(d.get("referee_fouls")),
+        player=None if player is None else as_player(player, "player"),
+    )
+
+
+def _pending(data: Any) -> PendingOption | None:
+    if data is None:
+        return None
+    d = as_mapping(data, "state.pending_option")
+    holder = as_player(d.get("holder"), "state.pending_option.holder")
+    previous = d.get("previous_shooter")
+    return PendingOption(
+        holder=holder,
+        previous_shooter=holder.other()
+        if previous is None
+        else as_player(previous, "state.pending_option.previous_shooter"),
+        after_push_out=as_bool(d.get("after_push_out"), "state.pending_option.after_push_out"),
+    )
+
+
+def _per_player_ints(data: Any, where: str) -> dict[Player, int]:
+    d = as_mapping(data if data is not None else {}, where)
+    out: dict[Player, int] = {}
+    for key, value in d.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise RulesInputError(f"{where}.{key}", f"expected a count, got {value!r}")
+        out[as_player(key, where)] = value
+    return out
+
+
+def _per_player_bools(data: Any, where: str) -> dict[Player, bool]:
+    d = as_mapping(data if data is not None else {}, where)
+    return {as_player(k, where): as_bool(v, f"{where}.{k}") for k, v in d.items()}
+
+
+def parse_state(data: Any) -> GameState:
+    """Read a rules.md §3 state dict."""
+    d = as_mapping(data, "state")
+    try:
+        cue_ball = CueBall(d.get("cue_ball", CueBall.IN_HAND_BEHIND_HEAD_STRING))
+    except ValueError:
+        raise RulesInputError("state.cue_ball", f"unknown value {d.get('cue_ball')!r}") from None
+    winner = d.get("rack_winner")
+    turn = d.get("turn", "A")
+    breaker = as_player(d.get("breaker", "A"), "state.breaker")
+    return GameState(
+        balls_on_table=_balls(
+            d.get("balls_on_table", list(range(1, 11))), "state.balls_on_table", None
+        ),
+        turn=None if turn is None else as_player(turn, "state.turn"),
+        breaker=breaker,
+        is_break=as_bool(
+            d.get("is_break", cue_ball is CueBall.IN_HAND_BEHIND_HEAD_STRING), "state.is_break"
+        ),
+        push_out_available=as_bool(d.get("push_out_available"), "state.push_out_available"),
+        cue_ball=cue_ball,
+        consecutive_fouls=_per_player_ints(d.get("consecutive_fouls"), "state.consecutive_fouls"),
+        warned=_per_player_bools(d.get("warned"), "state.warned"),
+        pending_option=_pending(d.get("pending_option")),
+        rack_winner=None if winner is None else as_player(winner, "state.rack_winner"),
+    )
