@@ -16,6 +16,7 @@ from referee.rules.engine import (
     warn,
 )
 from referee.rules.errors import RulesInputError
+from referee.rules.match import Correction, Match, MatchEntry
 from referee.rules.rack import RackCheck, check_rack
 from referee.rules.shot import (
     CalledShot,
@@ -26,18 +27,22 @@ from referee.rules.shot import (
     Shot,
     ShotFacts,
 )
+from referee.rules.spotting import spot_position
 from referee.rules.state import CueBall, GameState, OptionChoice, PendingOption, Player
-from referee.rules.steps import initial_state, run_step
+from referee.rules.steps import apply_step, initial_state, run_step
 
 __all__ = [
     "BreakOrder",
     "Call",
     "CallSource",
     "CalledShot",
+    "Correction",
     "CueBall",
     "Declarations",
     "FoulCode",
     "GameState",
+    "Match",
+    "MatchEntry",
     "OptionChoice",
     "PendingOption",
     "Player",
@@ -50,6 +55,7 @@ __all__ = [
     "Shot",
     "ShotFacts",
     "Variant",
+    "apply_step",
     "check_rack",
     "choose_option",
     "decide",
@@ -57,6 +63,7 @@ __all__ = [
     "next_rack",
     "push_out_allowed",
     "run_step",
+    "spot_position",
     "validate_declarations",
     "warn",
 ]

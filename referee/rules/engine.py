@@ -78,7 +78,9 @@ def _validate_shot(shot: Shot, state: GameState) -> None:
         "shot.pocketed": facts.pocketed_balls,
         "shot.off_table": facts.off_table,
         "shot.simultaneous_first_contact": facts.simultaneous_first_contact,
-        "shot.first_object_ball_contacted": (facts.first_object_ball_contacted or 1,),
+        "shot.first_object_ball_contacted": tuple(
+            b for b in (facts.first_object_ball_contacted,) if b is not None
+        ),
     }
     for where, balls in named.items():
         gone = [b for b in balls if b not in state.balls_on_table]

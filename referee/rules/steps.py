@@ -1,7 +1,8 @@
 """Scenario steps (the format of scenarios-public.json) fed to the engine.
 
-`run_step` is what `tenball rules run` does for one step; it is pure: it takes the state and
-returns the result dict and the next state. A bad step raises RulesInputError.
+`run_step` is what `tenball rules run` does for one step and `apply_step` is what a `Match`
+does; both are pure: they take the state and return the answer and the next state. A bad step
+raises RulesInputError and changes nothing.
 """
 
 from __future__ import annotations
@@ -9,34 +10,34 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from referee.rules.call import Call
 from referee.rules.config import RulesConfig
 from referee.rules.engine import DEFAULT_CONFIG, choose_option, decide, next_rack, warn
 from referee.rules.errors import RulesInputError
 from referee.rules.parse import as_mapping, as_player, parse_shot
-from referee.rules.rack import check_rack
+from referee.rules.rack import RackCheck, check_rack
 from referee.rules.state import GameState
 
 STEP_TYPES = ("shot", "option_choice", "warning", "rack_check")
 
 
-def _ready(state: GameState, config: RulesConfig) -> GameState:
-    """Once a rack is won, the next step belongs to the next rack (I-23 break order)."""
+def ready(state: GameState, config: RulesConfig = DEFAULT_CONFIG) -> GameState:
+    """Once a rack is won, the next step belongs to the next rack (break order of I-23)."""
     return next_rack(state, config) if state.is_over else state
 
 
-def run_step(
+def apply_step(
     step: Any, state: GameState, config: RulesConfig = DEFAULT_CONFIG
-) -> tuple[dict[str, Any], GameState]:
-    """Run one scenario step.
+) -> tuple[Call | RackCheck, GameState]:
+    """Run one step and return the engine's answer with the state after it.
 
     Args:
-        step: {"type": "shot" | "option_choice" | "warning" | "rack_check", ...}.
+        step: {"type": "shot" | "option_choice" | "warning" | "rack_check", ...} as in
+            scenarios-public.json (a shot step: `declarations`, `shot`, `referee_fouls`,
+            optional `player`; an option choice: `choice`, optional `player`; a warning:
+            `player`; a rack check: `rack`).
         state: the engine's state before the step.
         config: rule options.
-
-    Returns:
-        The result (every rules.md §5 field, plus `reasons` and `summary`; `rack_valid` for a
-        rack check) and the state after the step.
 
     Raises:
         RulesInputError: naming the offending field; nothing has changed.
@@ -44,20 +45,27 @@ def run_step(
     d = as_mapping(step, "step")
     kind = d.get("type")
     if kind == "rack_check":
-        return check_rack(d.get("rack")).to_json(), state
-    state = _ready(state, config)
+        return check_rack(d.get("rack")), state
+    state = ready(state, config)
     if kind == "shot":
-        call, new = decide(parse_shot(d, state.balls_on_table), state, config)
-    elif kind == "option_choice":
+        return decide(parse_shot(d, state.balls_on_table), state, config)
+    if kind == "option_choice":
         player = d.get("player")
-        call, new = choose_option(
+        return choose_option(
             state, d.get("choice"), None if player is None else as_player(player, "player")
         )
-    elif kind == "warning":
-        call, new = warn(state, as_player(d.get("player"), "player"))
-    else:
-        raise RulesInputError("type", f"unknown step type {kind!r} (expected one of {STEP_TYPES})")
-    return call.to_json(), new
+    if kind == "warning":
+        return warn(state, as_player(d.get("player"), "player"))
+    raise RulesInputError("type", f"unknown step type {kind!r} (expected one of {STEP_TYPES})")
+
+
+def run_step(
+    step: Any, state: GameState, config: RulesConfig = DEFAULT_CONFIG
+) -> tuple[dict[str, Any], GameState]:
+    """`apply_step`, answering with JSON: every rules.md §5 field plus `reasons` and `summary`
+    (for a rack check: `rack_valid`, `reasons`, `summary`)."""
+    answer, new = apply_step(step, state, config)
+    return answer.to_json(), new
 
 
 def initial_state(scenario: Mapping[str, Any]) -> GameState:
