@@ -1,0 +1,82 @@
+"""`tenball serve --source SRC`: the live referee service (design.md §7).
+
+Reads a camera, a stream or a file, referees the match live and serves the operator page
+(/operator), the OBS overlay (/overlay), the annotated video (/stream.mjpg), the websocket
+(/ws) and the API (/api/...). Operator actions need the token printed at startup.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="the live referee service (camera in, calls out, operator page, overlay)",
+        description=(
+            "Referee a match live from a camera, RTSP/HTTP stream or video file. Serves "
+            "/operator, /overlay, /stream.mjpg, /ws and /api/... ."
+        ),
+    )
+    parser.add_argument(
+        "--source",
+        required=True,
+        help="camera index (0), video file, image folder, or rtsp:// / http:// URL; "
+        "'none' serves the API and pages without a camera",
+    )
+    parser.add_argument("--calibration", type=Path, help="calibration file (design.md §4)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port (0: any free port)")
+    parser.add_argument(
+        "--token", default="", help="operator token (default: a new one, printed at startup)"
+    )
+    parser.add_argument(
+        "--db",
+        type=Path,
+        default=Path("tenball-live.sqlite3"),
+        help="SQLite file of the matches; a restart resumes the match in it",
+    )
+    parser.add_argument(
+        "--realtime",
+        action="store_true",
+        help="play a file at its own frame rate, dropping frames the pipeline cannot keep "
+        "up with (as a camera would); without it every frame of a file is processed",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import secrets
+
+    import uvicorn
+    from pydantic import ValidationError
+
+    from referee.live.app import create_app
+    from referee.live.settings import LiveSettings
+
+    try:
+        settings = LiveSettings(
+            source=args.source,
+            calibration=args.calibration,
+            host=args.host,
+            port=args.port,
+            token=args.token or secrets.token_urlsafe(16),
+            db=args.db,
+            realtime=args.realtime,
+        )
+    except ValidationError as error:
+        print(f"tenball serve: {error}", file=sys.stderr)
+        return 2
+    if args.calibration is not None and not args.calibration.is_file():
+        print(f"tenball serve: no calibration file at {args.calibration}", file=sys.stderr)
+        return 2
+    app = create_app(settings)
+    base = f"http://{settings.host}:{settings.port}"
+    print(f"tenball serve: operator token: {settings.token}", flush=True)
+    print(f"tenball serve: operator page {base}/operator?token={settings.token}", flush=True)
+    print(f"tenball serve: overlay {base}/overlay  video {base}/stream.mjpg", flush=True)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+    return 0

@@ -1,0 +1,249 @@
+"""Frame capture in its own thread, at the source's rate, never falling behind.
+
+The capture thread only reads frames and hands them on through a `FrameMailbox`; it never
+waits for the pipeline. When the pipeline is slower than the camera the mailbox drops its
+oldest frame (counted as `skipped`); when the capture itself cannot keep up with the source
+(a file played in real time, or gaps in a camera's timestamps) the lost frames are counted as
+`dropped`. A live source that stops delivering is reopened with exponential backoff for as
+long as the service runs; a file that ends leaves the service up with its match.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+from vision.types import Frame
+
+logger = logging.getLogger(__name__)
+
+
+class FrameSource(Protocol):
+    """What the service needs from a frame source (vision.sources implements it)."""
+
+    @property
+    def fps(self) -> float: ...
+
+    @property
+    def frame_count(self) -> int | None: ...
+
+    def read(self) -> Frame | None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Captured:
+    """A frame and the monotonic time (s) the capture thread got it."""
+
+    frame: Frame
+    captured_s: float
+
+
+class FrameMailbox:
+    """Hand-off from capture to pipeline holding at most `capacity` frames.
+
+    Args:
+        capacity: frames held; raising it absorbs longer pipeline hiccups but delays calls.
+        lossless: block the producer when full instead of dropping the oldest frame (for
+            files processed as fast as the pipeline goes).
+    """
+
+    def __init__(self, capacity: int = 8, lossless: bool = False) -> None:
+        self.capacity = max(1, capacity)
+        self.lossless = lossless
+        self._items: collections.deque[Captured] = collections.deque()
+        self._condition = threading.Condition()
+        self._closed = False
+        self.skipped = 0
+
+    def put(self, item: Captured) -> None:
+        with self._condition:
+            while self.lossless and len(self._items) >= self.capacity and not self._closed:
+                self._condition.wait(0.1)
+            if len(self._items) >= self.capacity:
+                self._items.popleft()
+                self.skipped += 1
+            self._items.append(item)
+            self._condition.notify_all()
+
+    def get(self, timeout_s: float = 0.5) -> Captured | None:
+        """The oldest waiting frame, or None after `timeout_s` or once closed and empty."""
+        with self._condition:
+            if not self._items and not self._closed:
+                self._condition.wait(timeout_s)
+            if not self._items:
+                return None
+            item = self._items.popleft()
+            self._condition.notify_all()
+            return item
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def close(self) -> None:
+        with self._condition:
+            self._closed = True
+            self._condition.notify_all()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+
+@dataclass(slots=True)
+class SourceStatus:
+    """The source as /api/health and the `source_status` message report it.
+
+    Attributes:
+        state: connecting | live | stalled | reconnecting | ended | failed.
+        message: the latest problem, in words ("" when none).
+        frames: frames captured.
+        dropped: frames the capture lost by falling behind the source.
+        skipped: frames captured but not processed (the pipeline was busy).
+        reconnects: times the source was reopened after a drop.
+        fps: the source's nominal frame rate.
+        measured_fps: frames per second actually captured over the last second.
+    """
+
+    state: str = "connecting"
+    message: str = ""
+    frames: int = 0
+    dropped: int = 0
+    skipped: int = 0
+    reconnects: int = 0
+    fps: float = 0.0
+    measured_fps: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class CaptureThread(threading.Thread):
+    """Reads a source into a mailbox at the source's own rate.
+
+    Args:
+        opener: opens the source (raises on failure); called again to reconnect.
+        mailbox: where frames go.
+        realtime: pace sources with a known length (files, folders) at their frame rate;
+            without it they are read as fast as the mailbox takes them.
+        on_status: called (from this thread) whenever the source's state changes.
+    """
+
+    initial_backoff_s = 0.5
+    max_backoff_s = 10.0
+
+    def __init__(
+        self,
+        opener: Callable[[], FrameSource],
+        mailbox: FrameMailbox,
+        realtime: bool,
+        on_status: Callable[[SourceStatus], None] | None = None,
+    ) -> None:
+        super().__init__(name="tenball-capture", daemon=True)
+        self._opener = opener
+        self.mailbox = mailbox
+        self.realtime = realtime
+        self._on_status = on_status or (lambda status: None)
+        self._stop_event = threading.Event()
+        self.status = SourceStatus()
+        self.last_frame_s = 0.0
+        self._rate_window: collections.deque[float] = collections.deque(maxlen=240)
+        self._index_offset = 0
+
+    def stop(self) -> None:
+        self._stop_event.set()
+
+    def _set_state(self, state: str, message: str = "") -> None:
+        if (state, message) != (self.status.state, self.status.message):
+            self.status.state = state
+            self.status.message = message
+            logger.info("source %s %s", state, message)
+            self._on_status(self.status)
+
+    def run(self) -> None:
+        delay_s = self.initial_backoff_s
+        while not self._stop_event.is_set():
+            try:
+                source = self._opener()
+            except Exception as error:  # any open failure is an outage to ride out
+                self._set_state("reconnecting", f"cannot open source: {error}")
+                self._stop_event.wait(delay_s)
+                delay_s = min(delay_s * 2.0, self.max_backoff_s)
+                continue
+            delay_s = self.initial_backoff_s
+            live = source.frame_count is None
+            try:
+                self._pump(source, live)
+            except Exception as error:
+                logger.exception("source failed")
+                self._set_state("reconnecting", f"source failed: {error}")
+            finally:
+                source.close()
+            if not live and self.status.state == "ended":
+                break
+            if not self._stop_event.is_set():
+                self.status.reconnects += 1
+                self._stop_event.wait(delay_s)
+        self.mailbox.close()
+
+    def _pump(self, source: FrameSource, live: bool) -> None:
+        fps = float(source.fps) if source.fps and source.fps > 0 else 30.0
+        self.status.fps = fps
+        period_s = 1.0 / fps
+        start_s = time.monotonic()
+        previous_time_s: float | None = None
+        self._set_state("live")
+        while not self._stop_event.is_set():
+            frame = source.read()
+            now_s = time.monotonic()
+            if frame is None:
+                if live:
+                    self._set_state("reconnecting", "the stream stopped delivering frames")
+                else:
+                    self._set_state("ended", "end of file")
+                return
+            if not live and self.realtime:
+                due_s = start_s + frame.index * period_s
+                if now_s - due_s > 2 * period_s:  # late: drop rather than lag
+                    self.status.dropped += 1
+                    continue
+                if due_s > now_s:
+                    self._stop_event.wait(due_s - now_s)
+                    now_s = time.monotonic()
+            elif live and previous_time_s is not None:
+                gap = (frame.time_s - previous_time_s) / period_s
+                self.status.dropped += max(0, round(gap) - 1)
+            previous_time_s = frame.time_s
+            self._deliver(frame, now_s)
+
+    def _deliver(self, frame: Frame, now_s: float) -> None:
+        if self.status.state != "live":
+            self._set_state("live")
+        # frames of a reopened live source restart at 0: keep indices increasing
+        if frame.index + self._index_offset < self.status.frames and frame.index == 0:
+            self._index_offset = self.status.frames
+        if self._index_offset:
+            frame = Frame(frame.image, frame.index + self._index_offset, frame.time_s)
+        self.status.frames += 1
+        self.last_frame_s = now_s
+        self._rate_window.append(now_s)
+        self.mailbox.put(Captured(frame, now_s))
+        self.status.skipped = self.mailbox.skipped
+
+    def snapshot(self, stall_after_s: float = 1.0) -> SourceStatus:
+        """The status now; a live source silent for `stall_after_s` reads as stalled."""
+        status = SourceStatus(**asdict(self.status))
+        now_s = time.monotonic()
+        window = [t for t in self._rate_window if now_s - t <= 1.0]
+        status.measured_fps = float(len(window))
+        silent_s = now_s - self.last_frame_s
+        if status.state == "live" and self.last_frame_s and silent_s > stall_after_s:
+            status.state = "stalled"
+            status.message = f"no frame for {silent_s:.1f} s"
+        return status

@@ -1,0 +1,214 @@
+"""The running service: capture and pipeline threads wired to the referee and the viewers.
+
+`LiveRuntime` owns everything the lifespan starts: the store, the referee, the websocket
+manager, the capture thread, the pipeline worker and the JPEG board. Threads hand their output
+to the event loop with `call_soon_threadsafe`; the referee, the store writes and the
+broadcasts all happen on the loop, one message at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from referee.live.capture import CaptureThread, FrameMailbox, FrameSource, SourceStatus
+from referee.live.connections import ConnectionManager
+from referee.live.service import LiveReferee
+from referee.live.session import RulesBackend
+from referee.live.settings import LiveSettings
+from referee.live.store import MatchStore
+from referee.live.worker import FrameOutput, FramePipeline, JpegBoard, PipelineWorker
+from vision.types import Frame
+
+logger = logging.getLogger(__name__)
+
+SourceOpener = Callable[[], FrameSource]
+PipelineFactory = Callable[[Frame], FramePipeline]
+DEFAULT_TABLE_MM = {"length_mm": 2540.0, "width_mm": 1270.0}
+
+
+def _percentile_ms(values: collections.deque[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, round(q * (len(ordered) - 1)))
+    return round(ordered[index] * 1000.0, 2)
+
+
+class LiveRuntime:
+    """Everything the service runs, started and stopped by the app's lifespan.
+
+    Args:
+        settings: the service settings.
+        rules: the rules engine.
+        open_source: opens the frame source (None: no camera, the API alone).
+        make_pipeline: builds the pipeline from the first frame.
+    """
+
+    def __init__(
+        self,
+        settings: LiveSettings,
+        rules: RulesBackend,
+        open_source: SourceOpener | None,
+        make_pipeline: PipelineFactory,
+    ) -> None:
+        self.settings = settings
+        self.manager = ConnectionManager(settings.client_queue_messages)
+        self.store = MatchStore(settings.db)
+        self.referee = LiveReferee(self.store, rules, self.publish)
+        self.board = JpegBoard(settings.mjpeg_fps, settings.jpeg_quality)
+        self.mailbox = FrameMailbox(settings.frame_queue_frames, lossless=not settings.realtime)
+        self._open_source = open_source
+        self._make_pipeline = make_pipeline
+        self.capture: CaptureThread | None = None
+        self.worker: PipelineWorker | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.started_s = time.monotonic()
+        self.table = dict(DEFAULT_TABLE_MM)
+        self.balls: list[dict[str, Any]] = []
+        self.last_frame: int | None = None
+        self.event_latency_s: collections.deque[float] = collections.deque(maxlen=2000)
+        self.call_latency_s: collections.deque[float] = collections.deque(maxlen=200)
+        self._last_status: dict[str, Any] = {}
+        self._watchdog: asyncio.Task[None] | None = None
+
+    def publish(self, message: dict[str, Any]) -> None:
+        if message.get("type") == "state":
+            message = {**message, "table": self.table}
+        self.manager.broadcast(message)
+
+    async def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.referee.resume()
+        if self._open_source is None:
+            return
+        self.capture = CaptureThread(
+            self._open_source, self.mailbox, self.settings.realtime, self._status_from_thread
+        )
+        self.worker = PipelineWorker(
+            self.mailbox,
+            self._build_pipeline,
+            self._output_from_thread,
+            self.board,
+            self.settings.balls_hz,
+        )
+        self.worker.start()
+        self.capture.start()
+        self._watchdog = asyncio.create_task(self._watch_source())
+
+    async def stop(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        for thread in (self.capture, self.worker):
+            if thread is not None:
+                thread.stop()
+        self.mailbox.close()
+        for thread in (self.capture, self.worker):
+            if thread is not None:
+                await asyncio.to_thread(thread.join, 5.0)
+        await self.manager.close_all()
+        self.store.close()
+
+    def _build_pipeline(self, frame: Frame) -> FramePipeline:
+        """Build the pipeline (worker thread) and learn the table size from its calibration."""
+        pipeline = self._make_pipeline(frame)
+        table = getattr(getattr(pipeline, "calibration", None), "table", None)
+        if table is not None:
+            self.table = {"length_mm": table.length_mm, "width_mm": table.width_mm}
+        return pipeline
+
+    def _call_soon(self, callback: Callable[..., None], *args: Any) -> None:
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed since the check
+                loop.call_soon_threadsafe(callback, *args)
+
+    def _status_from_thread(self, status: SourceStatus) -> None:
+        self._call_soon(self._announce_status)
+
+    def _output_from_thread(self, output: FrameOutput) -> None:
+        self._call_soon(self.on_output, output)
+
+    def source_status(self) -> dict[str, Any]:
+        if self.capture is None:
+            return {"state": "none", "message": "no frame source configured"}
+        return self.capture.snapshot(self.settings.stall_after_s).to_json()
+
+    def _announce_status(self) -> None:
+        status = self.source_status()
+        key = {"state": status.get("state"), "message": status.get("message")}
+        if key != self._last_status:
+            self._last_status = key
+            self.manager.broadcast({"type": "source_status", **status})
+
+    async def _watch_source(self) -> None:
+        while True:
+            await asyncio.sleep(0.25)
+            self._announce_status()
+
+    def on_output(self, output: FrameOutput) -> None:
+        """One frame's output, on the loop: events, balls, then shots (judged and called)."""
+        self.last_frame = output.frame
+        for event in output.events:
+            self.referee.on_event(event | {"captured_s": output.captured_s})
+            self.event_latency_s.append(time.monotonic() - output.captured_s)
+        if output.balls is not None:
+            self.balls = output.balls
+            self.manager.broadcast(
+                {
+                    "type": "balls",
+                    "frame": output.frame,
+                    "time_s": output.time_s,
+                    "balls": output.balls,
+                }
+            )
+        for shot in output.shots:
+            if self.referee.on_shot(shot) is not None:
+                self.call_latency_s.append(time.monotonic() - output.captured_s)
+
+    def health(self) -> dict[str, Any]:
+        """The /api/health body."""
+        source = self.source_status()
+        worker = self.worker
+        uptime_s = time.monotonic() - self.started_s
+        pipeline = {
+            "processed": worker.processed if worker else 0,
+            "error": worker.error if worker else "",
+            "busy_fraction": round(worker.busy_s / uptime_s, 3) if worker and uptime_s else 0.0,
+            "queued_frames": len(self.mailbox),
+            "last_frame": self.last_frame,
+        }
+        ok = source.get("state") in ("live", "ended", "none") and not pipeline["error"]
+        return {
+            "status": "ok" if ok else "degraded",
+            "uptime_s": round(uptime_s, 1),
+            "source": source,
+            "pipeline": pipeline,
+            "viewers": {
+                "websocket": self.manager.count,
+                "mjpeg": self.board.viewers,
+                "dropped_slow": self.manager.stats.dropped_slow,
+                "messages_sent": self.manager.stats.messages_sent,
+            },
+            "latency_ms": {
+                "event_p50": _percentile_ms(self.event_latency_s, 0.5),
+                "event_p99": _percentile_ms(self.event_latency_s, 0.99),
+                "call_p99": _percentile_ms(self.call_latency_s, 0.99),
+            },
+            "match_id": self.referee.match_id,
+            "db": str(self.settings.db),
+        }
+
+    def state(self) -> dict[str, Any]:
+        """The /api/state body: the match, the balls and the source."""
+        return {
+            **self.referee.state_message(),
+            "table": self.table,
+            "balls": self.balls,
+            "source": self.source_status(),
+        }

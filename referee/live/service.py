@@ -1,0 +1,193 @@
+"""The live referee: a match session backed by the store, publishing what changes.
+
+Every change is stored before it is applied and published, so what a viewer saw is always
+what a restart finds. Operator actions are tried on a copy of the match first: one the rules
+refuse raises `RulesError` and leaves nothing stored. Camera shots are stored whatever
+happens (the camera saw them); one the rules cannot judge is published as an alert.
+
+Not thread safe: the web app calls it from its event loop only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from referee.live import session
+from referee.live.session import Action, MatchView, RulesBackend, RulesError
+from referee.live.store import ActionRow, MatchStore
+
+Publish = Callable[[dict[str, Any]], None]
+"""Sends one message (a JSON object with a "type") to every viewer."""
+
+
+class NoMatchError(RulesError):
+    """An action needs a match and none has been started."""
+
+
+class LiveReferee:
+    """The match being refereed, its storage and its messages.
+
+    Args:
+        store: the match database.
+        rules: the rules engine.
+        publish: called with each message for the viewers (`state`, `call`, `event`,
+            `alert`, `audit`).
+    """
+
+    def __init__(self, store: MatchStore, rules: RulesBackend, publish: Publish) -> None:
+        self.store = store
+        self.rules = rules
+        self.publish = publish
+        self.match_id: int | None = None
+        self.view: MatchView | None = None
+        self._match: dict[str, Any] = {}
+
+    def resume(self) -> bool:
+        """Load the match the service was refereeing before it stopped; False if none."""
+        match_id = self.store.current_match_id()
+        if match_id is None:
+            return False
+        self._load(match_id)
+        return True
+
+    def _load(self, match_id: int) -> None:
+        self._match = self.store.match(match_id)
+        self.match_id = match_id
+        self.view = self._replay()
+
+    def _live_actions(self) -> list[Action]:
+        assert self.match_id is not None
+        rows = self.store.actions(self.match_id)
+        return [Action(r.id, r.kind, r.payload) for r in rows if _counts(r)]
+
+    def _replay(self) -> MatchView:
+        return session.replay(
+            self._match["players"], self._match["breaker"], self._live_actions(), self.rules
+        )
+
+    def state_message(self) -> dict[str, Any]:
+        """The `state` message: the whole match as viewers need it."""
+        if self.view is None:
+            return {"type": "state", "match_id": None, "match": None}
+        return {"type": "state", "match_id": self.match_id, "match": self.view.to_json()}
+
+    def start_match(self, players: dict[str, str], breaker: str, source: str = "") -> int:
+        session.start(players, breaker, self.rules)  # validates before anything is stored
+        match_id = self.store.create_match(players, breaker, source)
+        self._load(match_id)
+        self.publish(self.state_message())
+        return match_id
+
+    def _require_match(self) -> tuple[int, MatchView]:
+        if self.match_id is None or self.view is None:
+            raise NoMatchError("no match started: POST /api/match first")
+        return self.match_id, self.view
+
+    def act(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """Apply an operator action (declaration, option choice, warning, new rack)."""
+        match_id, view = self._require_match()
+        session.apply(view, Action(0, kind, payload), self.rules)  # raises before storing
+        row = self.store.add_action(match_id, kind, payload)
+        self.view = session.apply(view, Action(row.id, kind, payload), self.rules)
+        self.publish(self.state_message())
+        return {"action_id": row.id, **self.state_message()}
+
+    def on_shot(self, shot: dict[str, Any]) -> dict[str, Any] | None:
+        """Judge a finished shot from the camera; returns the call, or None if not judged."""
+        if self.match_id is None or self.view is None:
+            self.publish({"type": "alert", "message": "shot seen but no match started"})
+            return None
+        row = self.store.add_action(self.match_id, "shot", shot)
+        try:
+            self.view = session.apply(self.view, Action(row.id, "shot", shot), self.rules)
+        except RulesError as error:
+            message = f"shot not judged: {error}"
+            self.store.add_audit(self.match_id, row.id, "unjudged_shot", {"reason": str(error)})
+            self.publish({"type": "alert", "message": message, "action_id": row.id})
+            return None
+        call = self.view.last_call
+        assert call is not None
+        self.store.add_call(self.match_id, row.id, call)
+        self.publish({"type": "call", **call})
+        self.publish(self.state_message())
+        return call
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        """Store and publish a camera event (design.md §5 event object)."""
+        self.store.add_event(self.match_id, event)
+        self.publish({"type": "event", **event})
+
+    def undo(self) -> dict[str, Any]:
+        """Cancel the latest action still in force (a declaration, a shot, a correction...)."""
+        match_id, _view = self._require_match()
+        rows = [r for r in self.store.actions(match_id) if _counts(r)]
+        if not rows:
+            raise RulesError("nothing to undo")
+        target = rows[-1]
+        undo = self.store.add_action(match_id, "undo", {"target": target.id})
+        self.store.mark_undone(target.id, undo.id)
+        self._rejudge(match_id, undo.id, {"undone": {"id": target.id, "kind": target.kind}})
+        return {"undone": {"action_id": target.id, "kind": target.kind}, **self.state_message()}
+
+    def correct(self, correction: dict[str, Any]) -> dict[str, Any]:
+        """Amend a judged shot (its facts, declarations or referee fouls) and judge again.
+
+        `correction["target"]` is the shot's action id (default: the latest shot). The call
+        before and after, the reason and every action the change invalidated go to the audit.
+        """
+        match_id, view = self._require_match()
+        target = correction.get("target")
+        if target is None:
+            if not view.calls:
+                raise RulesError("no judged shot to correct")
+            target = view.calls[-1]["action_id"]
+        shots = {c["action_id"] for c in view.calls}
+        if target not in shots:
+            raise RulesError(f"action {target} is not a judged shot of this match")
+        payload = {**correction, "target": int(target)}
+        trial = [*self._live_actions(), Action(-1, "correct", payload)]
+        view = session.replay(self._match["players"], self._match["breaker"], trial, self.rules)
+        for skipped in view.invalidated:
+            if skipped["action_id"] == target:
+                raise RulesError(f"the corrected shot cannot be judged: {skipped['reason']}")
+        row = self.store.add_action(match_id, "correct", payload)
+        self._rejudge(match_id, row.id, {"correction": payload})
+        return {"action_id": row.id, **self.state_message()}
+
+    def _rejudge(self, match_id: int, action_id: int, what: dict[str, Any]) -> None:
+        """Replay after an undo or a correction; store, audit and publish what changed."""
+        before = {c["action_id"]: c for c in (self.view.calls if self.view else [])}
+        self.view = self._replay()
+        after = {c["action_id"]: c for c in self.view.calls}
+        changed = []
+        for shot_id in sorted(set(before) | set(after)):
+            old, new = before.get(shot_id), after.get(shot_id)
+            if old is None or new is None or old["result"] != new["result"]:
+                changed.append({"shot_action_id": shot_id, "before": old, "after": new})
+            if new is not None and new != old:
+                self.store.add_call(match_id, shot_id, new)
+        audit = {**what, "changed_calls": changed, "invalidated": self.view.invalidated}
+        self.store.add_audit(match_id, action_id, "undo" if "undone" in what else "correct", audit)
+        self.publish({"type": "audit", "action_id": action_id, **audit})
+        for change in changed:
+            if change["after"] is not None:
+                self.publish({"type": "call", **change["after"]})
+        self.publish(self.state_message())
+
+    def match_json(self, match_id: int) -> dict[str, Any]:
+        """A stored match with its current standing (GET /api/matches/{id})."""
+        match = self.store.match(match_id)
+        rows = [Action(r.id, r.kind, r.payload) for r in self.store.actions(match_id) if _counts(r)]
+        view = session.replay(match["players"], match["breaker"], rows, self.rules)
+        return {
+            **match,
+            "current": match_id == self.match_id,
+            "standing": view.to_json(),
+            "calls": view.calls,
+        }
+
+
+def _counts(row: ActionRow) -> bool:
+    """Whether a stored action is in force (not undone, not an undo record)."""
+    return row.undone_by is None and row.kind != "undo"

@@ -1,0 +1,41 @@
+"""Settings of the live service (pydantic-settings: flags, or TENBALL_* environment variables)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class LiveSettings(BaseSettings):
+    """How `tenball serve` runs.
+
+    Every field can also come from the environment as TENBALL_<FIELD> (e.g. TENBALL_TOKEN).
+    """
+
+    model_config = SettingsConfigDict(env_prefix="TENBALL_", frozen=True, extra="forbid")
+
+    source: str = Field(
+        default="0", description="camera index, video file, image folder or stream URL"
+    )
+    calibration: Path | None = Field(default=None, description="calibration file (design.md §4)")
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    token: str = Field(default="", description="operator token; generated at startup when empty")
+    db: Path = Field(default=Path("tenball-live.sqlite3"), description="SQLite file of the matches")
+    realtime: bool = Field(default=False, description="play files at their own frame rate")
+    frame_queue_frames: int = Field(
+        default=8,
+        ge=1,
+        description="frames waiting for the pipeline; more rides out hiccups, adds lag",
+    )
+    client_queue_messages: int = Field(
+        default=512, ge=8, description="messages a viewer may lag behind before it is dropped"
+    )
+    balls_hz: float = Field(default=15.0, gt=0, description="ball-position messages per second")
+    mjpeg_fps: float = Field(default=15.0, gt=0, description="frames per second of /stream.mjpg")
+    jpeg_quality: int = Field(default=80, ge=10, le=100)
+    stall_after_s: float = Field(
+        default=1.0, gt=0, description="silence before a source reads stalled"
+    )

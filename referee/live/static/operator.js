@@ -1,0 +1,214 @@
+// The operator page: every action is a POST with the operator token; the page redraws from
+// the websocket, so two operators (or a refresh) always see the same match.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const FOULS = {
+    no_foot_on_floor: "No foot on floor", ball_touched: "Ball touched", double_hit: "Double hit",
+    push_shot: "Push shot", balls_moving: "Balls moving", bad_cue_ball_placement: "Bad placement",
+    cue_on_table: "Cue on table", played_out_of_turn: "Out of turn", slow_play: "Slow play",
+  };
+  let match = null;
+  let selectedBall = null;
+  let announce10 = false;
+
+  // ?token=... in the address is saved, then removed from it.
+  const params = new URLSearchParams(location.search);
+  if (params.get("token")) {
+    localStorage.setItem("tenball-token", params.get("token"));
+    history.replaceState(null, "", location.pathname);
+  }
+  const token = () => localStorage.getItem("tenball-token") || "";
+  if (!token()) $("token-panel").classList.remove("hidden");
+  $("token-button").onclick = () => $("token-panel").classList.toggle("hidden");
+  $("token-save").onclick = () => {
+    localStorage.setItem("tenball-token", $("token-input").value.trim());
+    $("token-panel").classList.add("hidden");
+    toast("token saved");
+  };
+
+  let toastTimer = null;
+  function toast(text, error) {
+    const box = $("toast");
+    box.textContent = text;
+    box.classList.toggle("error", !!error);
+    box.classList.remove("hidden");
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => box.classList.add("hidden"), error ? 5000 : 2000);
+  }
+
+  function errorText(status, body) {
+    if (status === 401) return "wrong or missing operator token (tap 'token')";
+    const detail = body && body.detail;
+    if (Array.isArray(detail)) return detail.map((d) => `${(d.loc || []).join(".")}: ${d.msg}`).join("; ");
+    return detail || `error ${status}`;
+  }
+
+  async function post(path, body, done) {
+    try {
+      const response = await fetch(path, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${token()}` },
+        body: JSON.stringify(body || {}),
+      });
+      const data = await response.json().catch(() => ({}));
+      if (!response.ok) { toast(errorText(response.status, data), true); return null; }
+      toast(done || "done");
+      return data;
+    } catch (err) {
+      toast(`service unreachable: ${err}`, true);
+      return null;
+    }
+  }
+
+  const table = Tenball.createTable($("table-wrap"), {
+    onBall: (n) => pickBall(n),
+    onPocket: (pocket) => pickPocket(pocket),
+  });
+
+  function pickBall(n) {
+    selectedBall = selectedBall === n ? null : n;
+    table.select(selectedBall);
+    table.armPockets(selectedBall !== null || announce10);
+    for (const b of $("balls").children) b.classList.toggle("selected", Number(b.dataset.ball) === selectedBall);
+    $("call-hint").textContent = selectedBall ? `the ${selectedBall} in which pocket?` : "tap a ball, then a pocket";
+  }
+
+  async function pickPocket(pocket) {
+    if (announce10) {
+      announce10 = false;
+      $("break10").classList.remove("on");
+      table.armPockets(false);
+      await post("/api/declare/break-10", { pocket }, `10 announced in ${Tenball.POCKET_LABEL[pocket]}`);
+      return;
+    }
+    if (selectedBall === null) { toast("tap a ball first", true); return; }
+    const ball = selectedBall;
+    await post("/api/declare/call", { ball, pocket }, `called: ${ball} in ${Tenball.POCKET_LABEL[pocket]}`);
+    pickBall(selectedBall);
+  }
+
+  $("break10").onclick = async () => {
+    if (announce10) {  // second tap: the 10 without a pocket
+      announce10 = false;
+      $("break10").classList.remove("on");
+      table.armPockets(false);
+      await post("/api/declare/break-10", {}, "10 announced");
+      return;
+    }
+    announce10 = true;
+    $("break10").classList.add("on");
+    table.armPockets(true);
+    toast("tap a pocket, or tap '10 on the break' again for any pocket");
+  };
+
+  for (let n = 1; n <= 10; n++) {
+    const b = document.createElement("button");
+    b.dataset.ball = n;
+    b.style.background = n > 8 ? `linear-gradient(#fff 25%, ${Tenball.BALL_COLOURS[n]} 25% 75%, #fff 75%)` : Tenball.BALL_COLOURS[n];
+    b.innerHTML = `<span>${n}</span>`;
+    b.onclick = () => pickBall(n);
+    $("balls").appendChild(b);
+    const opt = document.createElement("option");
+    opt.value = n; opt.textContent = n;
+    $("c-first").appendChild(opt);
+  }
+  for (const [name, label] of Object.entries(FOULS)) {
+    const b = document.createElement("button");
+    b.textContent = label;
+    b.onclick = () => post("/api/foul", { foul: name }, `foul noted: ${label}`);
+    $("fouls").appendChild(b);
+  }
+  for (const b of document.querySelectorAll("[data-post]")) {
+    b.onclick = () => post(b.dataset.post, b.dataset.body ? JSON.parse(b.dataset.body) : {}, b.textContent);
+  }
+  for (const p of ["A", "B"]) $(`warn-${p}`).onclick = () => post("/api/warning", { player: p }, `${p} warned`);
+  for (const b of document.querySelectorAll("[data-start]")) {
+    b.onclick = () => post("/api/match", {
+      players: { A: $("m-A").value.trim() || "A", B: $("m-B").value.trim() || "B" },
+      breaker: b.dataset.start,
+    }, "match started");
+  }
+  $("undo").onclick = async () => {
+    const data = await post("/api/undo", {}, "undone");
+    if (data && data.undone) toast(`undone: ${data.undone.kind}`);
+  };
+  $("correct").onclick = () => {
+    const facts = {};
+    const first = $("c-first").value;
+    if (first === "none") facts.first_object_ball_contacted = null;
+    else if (first) facts.first_object_ball_contacted = Number(first);
+    const pocketed = $("c-pocketed").value.trim();
+    if (pocketed) {
+      facts.pocketed = pocketed.split(/[ ,]+/).filter(Boolean).map((item) => {
+        const [ball, pocket] = item.split(":");
+        return { ball: Number(ball), pocket };
+      });
+    }
+    if ($("c-scratch").checked) facts.cue_ball_pocketed = true;
+    post("/api/correct", { facts, reason: $("c-reason").value.trim() || "operator correction" }, "call corrected");
+  };
+
+  function render(msg) {
+    if (msg.table) table.setTable(msg.table);
+    match = msg.match;
+    if (!match) { $("turn-line").textContent = "No match: open 'New match' below."; return; }
+    const rules = match.rules_state || {};
+    for (const p of ["A", "B"]) {
+      $(`p-${p}`).querySelector(".name").textContent = match.players[p];
+      $(`p-${p}`).classList.toggle("turn", match.turn === p);
+      const fouls = (rules.consecutive_fouls || {})[p] || 0;
+      const warned = (rules.warned || {})[p];
+      $(`p-${p}`).querySelector(".meta").textContent = `${fouls} foul${fouls === 1 ? "" : "s"}${warned ? " · warned" : ""}`;
+      $(`s-${p}`).textContent = match.rack_wins[p];
+      $(`warn-${p}`).disabled = fouls < 2 || warned;
+      $(`warn-${p}`).textContent = `Warn ${match.players[p]}`;
+    }
+    $("rack-no").textContent = `rack ${match.rack}`;
+    const option = rules.pending_option;
+    $("option-card").classList.toggle("hidden", !option);
+    if (option) $("option-who").textContent = `${Tenball.playerName(match, option.holder)} chooses`;
+    const cue = (rules.cue_ball || "").replaceAll("_", " ");
+    $("turn-line").textContent = match.rack_over
+      ? "Rack over: tap 'New rack'."
+      : `${Tenball.playerName(match, match.turn)} to ${option ? "choose" : "shoot"} · cue ball ${cue}${rules.is_break ? " · break" : ""}${rules.push_out_available ? " · push-out allowed" : ""}`;
+    const onTable = new Set(rules.balls_on_table || []);
+    for (const b of $("balls").children) b.disabled = !onTable.has(Number(b.dataset.ball));
+    const d = match.declarations || {};
+    const said = [];
+    if (d.call) said.push(`call: ${d.call.ball} in ${Tenball.POCKET_LABEL[d.call.pocket]}`);
+    if (d.push_out) said.push("push-out");
+    if (d.break_announce_10) said.push(`10 on the break${d.break_announce_10_pocket ? " in " + Tenball.POCKET_LABEL[d.break_announce_10_pocket] : ""}`);
+    if (d.safety_intended) said.push("safety");
+    if ((d.referee_fouls || []).length) said.push(`fouls: ${d.referee_fouls.map((f) => FOULS[f] || f).join(", ")}`);
+    $("declared").textContent = said.join(" · ");
+    table.showCall(d.call);
+    if (match.last_call) renderCall(match.last_call);
+  }
+
+  function renderCall(call) {
+    const box = $("last-call");
+    box.classList.remove("hidden");
+    box.classList.toggle("foul", !!(call.result || {}).foul);
+    box.querySelector(".headline").textContent = `Shot ${call.shot}: ${Tenball.callHeadline(call, match)}${call.corrected ? " (corrected)" : ""}`;
+    box.querySelector(".detail").textContent = Tenball.callDetail(call, match);
+  }
+
+  function renderSource(s) {
+    const pill = $("source");
+    pill.textContent = Tenball.sourceText(s);
+    pill.className = `pill ${s.state === "live" || s.state === "ended" ? "ok" : "bad"}`;
+  }
+
+  Tenball.connect((msg) => {
+    if (msg.type === "state") render(msg);
+    else if (msg.type === "call") { renderCall(msg); toast(Tenball.callHeadline(msg, match), !!(msg.result || {}).foul); }
+    else if (msg.type === "balls") table.setBalls(msg.balls);
+    else if (msg.type === "source_status") renderSource(msg);
+    else if (msg.type === "alert") toast(msg.message, true);
+  }, (up) => {
+    $("conn").textContent = up ? "connected" : "reconnecting…";
+    $("conn").className = `pill ${up ? "ok" : "bad"}`;
+  });
+})();

@@ -1,0 +1,57 @@
+// The OBS overlay: scoreboard, balls on a table diagram, the latest call and camera outages.
+"use strict";
+
+(() => {
+  const table = Tenball.createTable(document.getElementById("table-wrap"));
+  const callBox = document.getElementById("call");
+  let match = null;
+  let hideTimer = null;
+
+  function renderState(msg) {
+    if (msg.table) table.setTable(msg.table);
+    match = msg.match;
+    if (!match) return;
+    const rules = match.rules_state || {};
+    for (const p of ["A", "B"]) {
+      const box = document.getElementById(`player-${p}`);
+      box.querySelector(".name").textContent = match.players[p];
+      box.classList.toggle("turn", match.turn === p);
+      const fouls = (rules.consecutive_fouls || {})[p] || 0;
+      box.querySelector(".fouls").innerHTML = "<i></i>".repeat(fouls);
+      box.classList.toggle("is-warned", !!(rules.warned || {})[p]);
+      document.getElementById(`wins-${p}`).textContent = match.rack_wins[p];
+    }
+    document.getElementById("rack").textContent = `rack ${match.rack}`;
+  }
+
+  function showCall(call) {
+    const r = call.result || {};
+    document.getElementById("call-headline").textContent = Tenball.callHeadline(call, match);
+    document.getElementById("call-detail").textContent = Tenball.callDetail(call, match);
+    callBox.classList.remove("foul", "win");
+    if (r.foul) callBox.classList.add("foul");
+    if (r.rack_winner) callBox.classList.add("win");
+    callBox.classList.add("hidden");
+    void callBox.offsetWidth;  // restart the slide-in
+    callBox.classList.remove("hidden");
+    clearTimeout(hideTimer);
+    hideTimer = setTimeout(() => callBox.classList.add("hidden"), 12000);
+  }
+
+  function renderSource(s) {
+    const box = document.getElementById("outage");
+    const bad = ["stalled", "reconnecting", "failed"].includes(s.state);
+    box.textContent = Tenball.sourceText(s);
+    box.classList.toggle("hidden", !bad);
+  }
+
+  Tenball.connect((msg) => {
+    if (msg.type === "state") renderState(msg);
+    else if (msg.type === "call") showCall(msg);
+    else if (msg.type === "balls") table.setBalls(msg.balls);
+    else if (msg.type === "source_status") renderSource(msg);
+  }, (up) => {
+    if (!up) renderSource({ state: "reconnecting", message: "lost the referee service" });
+    else renderSource({ state: "live" });
+  });
+})();

@@ -1,0 +1,282 @@
+"""SQLite persistence of live matches (standard library sqlite3, WAL journal).
+
+Everything that changes a match is an *action* row, written (and committed) the moment it
+happens: operator declarations, option choices, warnings, fouls a person saw, camera shots,
+new racks, undos and corrections. The match state is a pure function of its action rows, so a
+restart rebuilds it by replaying them (see `referee.live.session`). Camera events and calls
+are stored beside the actions for the record and the export; they are never replayed.
+
+WAL with `synchronous=NORMAL` keeps every committed row through a process crash (a kill -9);
+only a power loss may lose the last few milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS matches (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_at TEXT NOT NULL,
+    players TEXT NOT NULL,
+    breaker TEXT NOT NULL,
+    source TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS actions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    undone_by INTEGER
+);
+CREATE INDEX IF NOT EXISTS actions_match ON actions(match_id, id);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    match_id INTEGER,
+    frame INTEGER NOT NULL,
+    time_s REAL NOT NULL,
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_match ON events(match_id, id);
+CREATE TABLE IF NOT EXISTS calls (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    action_id INTEGER NOT NULL,
+    payload TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    superseded INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS calls_match ON calls(match_id, id);
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    action_id INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+"""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True, slots=True)
+class ActionRow:
+    """One stored action.
+
+    Attributes:
+        id: row id; increases with time, so it orders a match's actions.
+        kind: action kind (`shot`, `call`, `push_out`, `undo`, ...).
+        payload: the action's JSON object.
+        created_at: ISO-8601 UTC time it was stored.
+        undone_by: id of the `undo` action that cancelled it, or None.
+    """
+
+    id: int
+    kind: str
+    payload: dict[str, Any]
+    created_at: str
+    undone_by: int | None = None
+
+
+class MatchNotFoundError(LookupError):
+    """No match with that id in the database."""
+
+
+class MatchStore:
+    """The database of live matches. Thread safe (one connection behind a lock).
+
+    Args:
+        path: the SQLite file; created with its folder when missing. ":memory:" for tests.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.path = str(path)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(_DDL)
+        self._db.execute(
+            "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+            (str(SCHEMA_VERSION),),
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _insert(self, sql: str, values: tuple[Any, ...]) -> int:
+        with self._lock:
+            cursor = self._db.execute(sql, values)
+            row_id = cursor.lastrowid
+        assert row_id is not None
+        return int(row_id)
+
+    def create_match(self, players: dict[str, str], breaker: str, source: str = "") -> int:
+        """Store a new match and make it the current one; returns its id."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            cursor = self._db.execute(
+                "INSERT INTO matches(created_at, players, breaker, source) VALUES (?, ?, ?, ?)",
+                (_now(), json.dumps(players), breaker, source),
+            )
+            match_id = int(cursor.lastrowid or 0)
+            self._db.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('current_match', ?)",
+                (str(match_id),),
+            )
+            self._db.execute("COMMIT")
+        return match_id
+
+    def current_match_id(self) -> int | None:
+        """The match the service was refereeing when it stopped, if any."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key='current_match'").fetchone()
+        return int(row[0]) if row else None
+
+    def match(self, match_id: int) -> dict[str, Any]:
+        """The match row as JSON: id, created_at, players, breaker, source."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, created_at, players, breaker, source FROM matches WHERE id=?",
+                (match_id,),
+            ).fetchone()
+        if row is None:
+            raise MatchNotFoundError(f"no match with id {match_id}")
+        return {
+            "id": row[0],
+            "created_at": row[1],
+            "players": json.loads(row[2]),
+            "breaker": row[3],
+            "source": row[4],
+        }
+
+    def match_ids(self) -> list[int]:
+        with self._lock:
+            rows = self._db.execute("SELECT id FROM matches ORDER BY id").fetchall()
+        return [int(r[0]) for r in rows]
+
+    def add_action(self, match_id: int, kind: str, payload: dict[str, Any]) -> ActionRow:
+        """Store an action (committed on return)."""
+        created = _now()
+        row_id = self._insert(
+            "INSERT INTO actions(match_id, kind, payload, created_at) VALUES (?, ?, ?, ?)",
+            (match_id, kind, json.dumps(payload), created),
+        )
+        return ActionRow(row_id, kind, payload, created)
+
+    def mark_undone(self, action_id: int, undo_id: int) -> None:
+        with self._lock:
+            self._db.execute("UPDATE actions SET undone_by=? WHERE id=?", (undo_id, action_id))
+
+    def actions(self, match_id: int) -> list[ActionRow]:
+        """All actions of a match in the order they happened (undone ones included)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, kind, payload, created_at, undone_by FROM actions "
+                "WHERE match_id=? ORDER BY id",
+                (match_id,),
+            ).fetchall()
+        return [ActionRow(r[0], r[1], json.loads(r[2]), r[3], r[4]) for r in rows]
+
+    def add_event(self, match_id: int | None, event: dict[str, Any]) -> None:
+        """Store one camera event (the events.jsonl object of design.md §5)."""
+        self._insert(
+            "INSERT INTO events(match_id, frame, time_s, kind, payload, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                match_id,
+                int(event["frame"]),
+                float(event["time_s"]),
+                str(event["kind"]),
+                json.dumps(event),
+                _now(),
+            ),
+        )
+
+    def add_call(self, match_id: int, action_id: int, call: dict[str, Any]) -> None:
+        """Store a call; an earlier call of the same shot action is marked superseded."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(
+                "UPDATE calls SET superseded=1 WHERE match_id=? AND action_id=?",
+                (match_id, action_id),
+            )
+            self._db.execute(
+                "INSERT INTO calls(match_id, action_id, payload, created_at) VALUES (?, ?, ?, ?)",
+                (match_id, action_id, json.dumps(call), _now()),
+            )
+            self._db.execute("COMMIT")
+
+    def add_audit(self, match_id: int, action_id: int, kind: str, payload: dict[str, Any]) -> None:
+        """Record a correction, an undo or an invalidated action in the audit trail."""
+        self._insert(
+            "INSERT INTO audit(match_id, action_id, kind, payload, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (match_id, action_id, kind, json.dumps(payload), _now()),
+        )
+
+    def _json_rows(self, sql: str, match_id: int) -> list[dict[str, Any]]:
+        """Rows of (id, payload, created_at, *extra) as payload objects with their columns."""
+        with self._lock:
+            cursor = self._db.execute(sql, (match_id,))
+            names = [d[0] for d in cursor.description]
+            rows = cursor.fetchall()
+        out = []
+        for row in rows:
+            item: dict[str, Any] = json.loads(row[1])
+            item.update({n: v for n, v in zip(names, row, strict=True) if n != "payload"})
+            out.append(item)
+        return out
+
+    def export(self, match_id: int) -> dict[str, Any]:
+        """Everything stored about a match, as one JSON object."""
+        match = self.match(match_id)
+        actions = [
+            {
+                "id": a.id,
+                "kind": a.kind,
+                "payload": a.payload,
+                "created_at": a.created_at,
+                "undone_by": a.undone_by,
+            }
+            for a in self.actions(match_id)
+        ]
+        return {
+            "schema": "tenball-live-match/1",
+            "match": match,
+            "actions": actions,
+            "events": self._json_rows(
+                "SELECT id, payload, created_at AS stored_at FROM events "
+                "WHERE match_id=? ORDER BY id",
+                match_id,
+            ),
+            "calls": self._json_rows(
+                "SELECT id, payload, created_at AS stored_at, action_id, superseded FROM calls "
+                "WHERE match_id=? ORDER BY id",
+                match_id,
+            ),
+            "audit": self._json_rows(
+                "SELECT id, payload, created_at AS stored_at, action_id, kind FROM audit "
+                "WHERE match_id=? ORDER BY id",
+                match_id,
+            ),
+        }

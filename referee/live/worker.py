@@ -1,0 +1,217 @@
+"""The pipeline worker: frames from the mailbox through the pipeline to the event loop.
+
+The worker owns the pipeline (detector, tracker, events, shots) and runs it on each frame the
+capture handed over. What the pipeline finds is turned into plain JSON here, off the event
+loop, and handed to `deliver` (which the app points at its loop with call_soon_threadsafe).
+The annotated picture for /stream.mjpg is drawn and encoded here too, only while someone
+watches it and at most `mjpeg_fps` times a second.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from referee.live.capture import Captured, FrameMailbox
+from vision.types import Frame
+
+logger = logging.getLogger(__name__)
+
+BALL_NAMES: tuple[str, ...] = ("cue", *(str(n) for n in range(1, 11)))
+BALL_BGR: tuple[tuple[int, int, int], ...] = (
+    (240, 240, 240), (0, 215, 255), (200, 80, 0), (0, 0, 220), (130, 0, 110), (0, 110, 255),
+    (40, 140, 0), (40, 40, 140), (20, 20, 20), (0, 200, 230), (200, 110, 0),
+)  # fmt: skip
+
+
+class FramePipeline(Protocol):
+    """The per-frame pipeline (referee.pipeline.Pipeline implements it)."""
+
+    def process(self, frame: Frame) -> Any: ...
+
+
+@dataclass(slots=True)
+class FrameOutput:
+    """What one frame produced, as JSON-ready values.
+
+    Attributes:
+        frame: frame index.
+        time_s: frame time, s.
+        captured_s: monotonic time the capture got the frame, s.
+        events: design.md §5 event objects.
+        shots: finished shots: {"shot", "frame_strike", "frame_end", "facts", ...}.
+        balls: ball positions [{"ball", "x_mm", "y_mm", "status"}] (None: not sent this frame).
+    """
+
+    frame: int
+    time_s: float
+    captured_s: float
+    events: list[dict[str, Any]] = field(default_factory=list)
+    shots: list[dict[str, Any]] = field(default_factory=list)
+    balls: list[dict[str, Any]] | None = None
+
+
+def _to_json(value: Any) -> Any:
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"cannot turn {type(value).__name__} into JSON")
+
+
+def shot_json(shot: Any) -> dict[str, Any]:
+    """A finished shot as the payload of a `shot` action (facts of rules.md §4).
+
+    Accepts a ShotRecord-like object (`.facts`, `.shot`/`.index`, `.frame_strike`,
+    `.frame_end`) or a mapping shaped like a line of shots.jsonl.
+    """
+    if isinstance(shot, Mapping):
+        data = dict(shot)
+    elif hasattr(shot, "to_json"):  # referee.pipeline_calls.ShotResult
+        data = shot.to_json()
+    else:
+        data = {}
+    facts = data.get("facts", getattr(shot, "facts", None))
+    if facts is None:
+        raise ValueError("a finished shot must carry its facts")
+    out: dict[str, Any] = {"facts": _to_json(facts)}
+    for key in ("shot", "frame_strike", "frame_end", "time_strike_s", "is_break", "confidence"):
+        value = data.get(key, getattr(shot, key, None))
+        if value is not None:
+            out[key] = value.item() if isinstance(value, np.generic) else value
+    return out
+
+
+def balls_json(tracks: Any) -> list[dict[str, Any]]:
+    """Balls of a TrackSet as [{"ball": "3", "x_mm", "y_mm", "u_px", "v_px", "status"}]."""
+    out = []
+    for i in range(len(tracks.ball)):
+        x_mm, y_mm = (float(v) for v in tracks.xy_mm[i])
+        u_px, v_px = (float(v) for v in tracks.xy_px[i])
+        out.append(
+            {
+                "ball": BALL_NAMES[int(tracks.ball[i])],
+                "x_mm": round(x_mm, 1),
+                "y_mm": round(y_mm, 1),
+                "u_px": None if np.isnan(u_px) else round(u_px, 1),
+                "v_px": None if np.isnan(v_px) else round(v_px, 1),
+                "status": str(tracks.status[i]),
+            }
+        )
+    return out
+
+
+def annotate(
+    image: np.ndarray[Any, Any], balls: Iterable[Mapping[str, Any]]
+) -> np.ndarray[Any, Any]:
+    """A copy of a BGR frame with each tracked ball ringed and named."""
+    out = image.copy()
+    for ball in balls:
+        if ball.get("u_px") is None or ball.get("status") not in ("on_table", "occluded"):
+            continue
+        centre = (round(ball["u_px"]), round(ball["v_px"]))
+        index = BALL_NAMES.index(str(ball["ball"]))
+        cv2.circle(out, centre, 16, BALL_BGR[index], 2, cv2.LINE_AA)
+        cv2.putText(out, str(ball["ball"]), (centre[0] + 14, centre[1] - 14),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 2, cv2.LINE_AA)  # fmt: skip
+    return out
+
+
+class JpegBoard:
+    """The latest annotated JPEG, shared by the worker and the MJPEG responses."""
+
+    def __init__(self, fps: float = 15.0, quality: int = 80) -> None:
+        self.period_s = 1.0 / max(fps, 0.1)
+        self.quality = quality
+        self.viewers = 0
+        self.jpeg: bytes | None = None
+        self.sequence = 0
+        self._last_s = 0.0
+
+    def wants_frame(self, now_s: float) -> bool:
+        return self.viewers > 0 and now_s - self._last_s >= self.period_s
+
+    def publish(self, image: np.ndarray[Any, Any], now_s: float) -> None:
+        ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
+        if ok:
+            self.jpeg = buffer.tobytes()
+            self.sequence += 1
+            self._last_s = now_s
+
+
+class PipelineWorker(threading.Thread):
+    """Runs the pipeline on captured frames and delivers their output.
+
+    Args:
+        mailbox: frames from the capture thread.
+        make_pipeline: builds the pipeline from the first frame (e.g. to find the table).
+        deliver: receives each frame's output (from this thread).
+        board: where annotated JPEGs go for /stream.mjpg.
+        balls_hz: how often ball positions are delivered for the overlay.
+    """
+
+    def __init__(
+        self,
+        mailbox: FrameMailbox,
+        make_pipeline: Callable[[Frame], FramePipeline],
+        deliver: Callable[[FrameOutput], None],
+        board: JpegBoard,
+        balls_hz: float = 15.0,
+    ) -> None:
+        super().__init__(name="tenball-pipeline", daemon=True)
+        self.mailbox = mailbox
+        self._make_pipeline = make_pipeline
+        self._deliver = deliver
+        self.board = board
+        self._balls_period_s = 1.0 / max(balls_hz, 0.1)
+        self._last_balls_s = 0.0
+        self._stop_event = threading.Event()
+        self.processed = 0
+        self.error: str = ""
+        self.busy_s = 0.0
+
+    def stop(self) -> None:
+        self._stop_event.set()
+
+    def run(self) -> None:
+        pipeline: FramePipeline | None = None
+        while not self._stop_event.is_set():
+            item = self.mailbox.get(0.2)
+            if item is None:
+                if self.mailbox.closed:
+                    return
+                continue
+            started_s = time.monotonic()
+            try:
+                if pipeline is None:
+                    pipeline = self._make_pipeline(item.frame)
+                self._deliver(self._process(pipeline, item))
+                self.error = ""
+            except Exception as error:  # keep refereeing: one bad frame must not end the match
+                logger.exception("pipeline failed on frame %d", item.frame.index)
+                self.error = f"frame {item.frame.index}: {error}"
+            self.processed += 1
+            self.busy_s += time.monotonic() - started_s
+
+    def _process(self, pipeline: FramePipeline, item: Captured) -> FrameOutput:
+        frame = item.frame
+        result = pipeline.process(frame)
+        output = FrameOutput(frame.index, frame.time_s, item.captured_s)
+        output.events = [_to_json(e) for e in getattr(result, "events", ()) or ()]
+        output.shots = [shot_json(s) for s in getattr(result, "shots", ()) or ()]
+        tracks = getattr(result, "tracks", None)
+        now_s = time.monotonic()
+        balls = balls_json(tracks) if tracks is not None else []
+        if now_s - self._last_balls_s >= self._balls_period_s:
+            output.balls = balls
+            self._last_balls_s = now_s
+        if self.board.wants_frame(now_s):
+            self.board.publish(annotate(frame.image, balls), now_s)
+        return output
