@@ -1,0 +1,139 @@
+"""Pure geometry of contacts: when two straight paths touch, when a path reaches a cushion,
+and which contact best explains a change of velocity.
+
+Positions are ball centres in table mm, velocities mm/s, times s. A path is a straight line
+``p + v (t - t_ref)``, fitted to a few frames before or after the contact.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.table import TableSpec
+
+FloatArray = NDArray[np.float64]
+
+CUSHION_NORMALS = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+"""(4, 2) inward normals of the cushion lines x = 0, x = L, y = 0, y = W."""
+
+
+def inside_distances_mm(table: TableSpec, xy_mm: FloatArray) -> FloatArray:
+    """(4,) distance of a point inside the bed from the lines x = 0, x = L, y = 0, y = W."""
+    x, y = float(xy_mm[0]), float(xy_mm[1])
+    return np.array([x, table.length_mm - x, y, table.width_mm - y])
+
+
+def line_intersection_time(
+    before: tuple[float, FloatArray, FloatArray], after: tuple[float, FloatArray, FloatArray]
+) -> float | None:
+    """The time where two fitted paths of one ball come closest (the corner of a kink).
+
+    Args:
+        before: (t_ref, p (2,), v (2,)) of the path before the contact.
+        after: the same after it.
+
+    Returns:
+        The time, s; None when the velocities are equal.
+    """
+    tb, pb, vb = before
+    ta, pa, va = after
+    dv = vb - va
+    dv_sq = float(dv @ dv)
+    if dv_sq < 1e-9:
+        return None
+    # pb + vb (t - tb) = pa + va (t - ta)  ->  (vb - va) t = pa - pb - va ta + vb tb
+    rhs = pa - pb - va * ta + vb * tb
+    return float(rhs @ dv) / dv_sq
+
+
+def touch_time(
+    path_a: tuple[float, FloatArray, FloatArray],
+    path_b: tuple[float, FloatArray, FloatArray],
+    distance_mm: float,
+) -> float | None:
+    """First time two straight paths are ``distance_mm`` apart (centre to centre), or None.
+
+    Args:
+        path_a: (t_ref, p (2,), v (2,)) of ball a.
+        path_b: the same for ball b.
+        distance_mm: the separation sought (one ball diameter for a contact).
+    """
+    ta, pa, va = path_a
+    tb, pb, vb = path_b
+    # d(t) = (pa - va ta) - (pb - vb tb) + (va - vb) t ; solve |d(t)|² = D²
+    offset = (pa - va * ta) - (pb - vb * tb)
+    rate = va - vb
+    a = float(rate @ rate)
+    b = 2.0 * float(offset @ rate)
+    c = float(offset @ offset) - distance_mm**2
+    if a < 1e-9:
+        return None
+    disc = b * b - 4.0 * a * c
+    if disc < 0.0:
+        return None
+    return (-b - math.sqrt(disc)) / (2.0 * a)
+
+
+def cushion_reach_time(
+    table: TableSpec, path: tuple[float, FloatArray, FloatArray], side: int, radius_mm: float
+) -> float | None:
+    """When a path's centre comes ``radius_mm`` from cushion line ``side`` (0..3), or None."""
+    t_ref, p, v = path
+    approach = -float(v @ CUSHION_NORMALS[side])
+    if approach <= 1e-6:
+        return None
+    gap = inside_distances_mm(table, p)[side] - radius_mm
+    return float(t_ref + gap / approach)
+
+
+def cushion_score(
+    table: TableSpec, xy_mm: FloatArray, velocities: tuple[FloatArray, FloatArray], reach_mm: float
+) -> tuple[int, float]:
+    """Which cushion line best explains a velocity change at ``xy_mm``, and how well.
+
+    A cushion explains it when the centre is within ``reach_mm`` of the line, the ball was
+    heading into the cushion and the change pushes it back out.
+
+    Returns:
+        (side 0..3, cosine between the change and the inward normal), or (-1, 0.0).
+    """
+    v_before, v_after = velocities
+    change = v_after - v_before
+    size = float(np.linalg.norm(change))
+    if size < 1e-9:
+        return -1, 0.0
+    near = inside_distances_mm(table, xy_mm) <= reach_mm
+    toward = CUSHION_NORMALS @ v_before < 0.0
+    cosine = (CUSHION_NORMALS @ change) / size
+    score = np.where(near & toward & (cosine > 0.0), cosine, 0.0)
+    side = int(np.argmax(score))
+    return (side, float(score[side])) if score[side] > 0.0 else (-1, 0.0)
+
+
+def ball_score(
+    xy_mm: FloatArray, change: FloatArray, others_xy_mm: FloatArray, reach_mm: float
+) -> tuple[int, float]:
+    """Which other ball best explains a velocity change at ``xy_mm``, and how well.
+
+    Args:
+        xy_mm: (2,) the ball's centre at the contact.
+        change: (2,) its velocity change.
+        others_xy_mm: (B, 2) the other balls' centres at the same time (NaN: unknown).
+        reach_mm: the largest centre distance that can be a contact.
+
+    Returns:
+        (index into others, |cosine| between the change and the line of centres), or (-1, 0.0).
+    """
+    offset = others_xy_mm - xy_mm[None, :]
+    distance = np.linalg.norm(offset, axis=1)
+    size = float(np.linalg.norm(change))
+    near = np.isfinite(distance) & (distance <= reach_mm) & (distance > 1e-6)
+    if size < 1e-9 or not near.any():
+        return -1, 0.0
+    cosine = np.abs(offset @ change) / (np.where(near, distance, 1.0) * size)
+    score = np.where(near, cosine, 0.0)
+    best = int(np.argmax(score))
+    return best, float(score[best])

@@ -1,0 +1,426 @@
+"""Physical events from the track history: strikes, contacts, cushions, drops, shot ends.
+
+`EventDetector.update` takes one `TrackSet` per frame and returns the events it has become
+sure of. It looks back a few frames (``fit_window_s``), so events come a few frames late;
+`Event.frame` and `Event.time_s` say when each happened, the time to a fraction of a frame:
+where the straight paths before and after a contact meet, or when the path before it
+reaches one diameter from the other ball (one radius from the cushion line).
+
+A ball that starts moving from rest is explained by the ball that touched it (a moving ball
+whose path came within one diameter, plus tolerance): a ``ball_ball`` event. With nothing
+near, the cue ball starting a shot is a ``strike``; any other start is ``ball_disturbed``.
+A moving ball whose velocity changes abruptly is explained by another ball (change along the
+line of centres) or a cushion (centre within a radius of the line, change along its
+normal); pocket jaws count as the cushion they end. Drops and balls off the table come from
+the tracker's statuses; ``shot_end`` once every ball has been at rest for ``settle_s``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.table import TableSpec
+from tracking import contacts
+from tracking.geometry import nearest_pocket
+from tracking.history import FloatArray, PositionHistory, fit_lines
+from tracking.types import Event, EventKind, TrackSet, TrackStatus
+from vision.types import CUE, NUM_CLASSES
+
+Path = tuple[float, FloatArray, FloatArray]
+
+
+@dataclass(frozen=True, slots=True)
+class EventConfig:
+    """Tunables of `EventDetector`, in physical units (mm, mm/s, s).
+
+    Attributes:
+        fit_window_s: span of the straight-line fits before and after a contact. Raising it
+            averages more noise but blurs contacts that follow each other closely; events
+            are reported about this much (plus one frame) late.
+        start_distance_mm: a resting ball that moves this far from its rest position has
+            started moving. Raising it ignores more detector jitter but misses gentle kisses.
+        start_min_speed_mm_s: a start slower than this is not reported (a ball reappearing
+            where it was moved while hidden). Raising it ignores slower nudges.
+        strike_min_speed_mm_s: the cue ball must leave at least this fast for a strike.
+        rest_radius_mm: a ball whose centre stays within this radius for ``rest_window_s``
+            is at rest. Raising it declares balls at rest sooner.
+        rest_window_s: see ``rest_radius_mm``. Raising it waits longer before a ball is at
+            rest (and the shot can end).
+        ball_contact_tolerance_mm: added to one diameter for the largest centre distance of
+            a ball-ball contact. Raising it accepts contacts seen through more noise, and
+            more false contacts between near misses.
+        cushion_tolerance_mm: added to one radius for the largest distance of the centre
+            from a cushion line at a cushion contact. Raising it accepts jaw hits further in.
+        kink_min_speed_change_mm_s: smallest velocity change of a moving ball that counts as
+            a contact. Raising it ignores noise and spin but misses soft contacts.
+        kink_relative_speed_change: the velocity change must also exceed this fraction of
+            the speed. Raising it ignores curves of fast balls.
+        explain_min_cosine: how well a contact's direction must match the change (cosine).
+            Raising it rejects more ambiguous contacts.
+        simultaneous_contact_s: first contacts closer than this in time are reported as
+            simultaneous (the camera cannot order them). Raising it reports more ties.
+        settle_s: every ball must have been at rest this long for the shot to end. Raising
+            it waits longer (slow drops stay in the shot).
+        history_s: how much history is kept. Must cover the fit windows.
+    """
+
+    fit_window_s: float = 0.05
+    start_distance_mm: float = 8.0
+    start_min_speed_mm_s: float = 30.0
+    strike_min_speed_mm_s: float = 100.0
+    rest_radius_mm: float = 3.0
+    rest_window_s: float = 0.15
+    ball_contact_tolerance_mm: float = 15.0
+    cushion_tolerance_mm: float = 20.0
+    kink_min_speed_change_mm_s: float = 200.0
+    kink_relative_speed_change: float = 0.2
+    explain_min_cosine: float = 0.5
+    simultaneous_contact_s: float = 0.004
+    settle_s: float = 0.5
+    history_s: float = 0.6
+
+
+@dataclass(slots=True)
+class _Kink:
+    """Velocity change of every ball at one analysis frame."""
+
+    change: FloatArray
+    threshold: FloatArray
+    before: tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]]
+    after: tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]]
+
+
+class EventDetector:
+    """Infer physical events from consecutive `TrackSet`s of one camera.
+
+    Args:
+        table: the table (cushion lines, pockets, ball size).
+        config: tunables.
+    """
+
+    def __init__(self, table: TableSpec, config: EventConfig | None = None) -> None:
+        self.table = table
+        self.config = config or EventConfig()
+        self._dt = 1.0 / 30.0
+        self._last_time: float | None = None
+        self._last_frame = 0
+        self._history = PositionHistory(4)
+        self._alive = np.zeros(NUM_CLASSES, bool)
+        self._moving = np.zeros(NUM_CLASSES, bool)
+        self._anchor = np.full((NUM_CLASSES, 2), np.nan)
+        self._seen_frame = np.zeros(NUM_CLASSES, np.int64)
+        self._seen_time = np.zeros(NUM_CLASSES)
+        self._seen_xy = np.zeros((NUM_CLASSES, 2))
+        self._velocity = np.zeros((NUM_CLASSES, 2))
+        self._pending_starts: list[tuple[int, int]] = []
+        self._kinks: list[_Kink] = []
+        self._recent: list[tuple[frozenset[int], float]] = []
+        self._last_cushion = np.full(NUM_CLASSES, -np.inf)
+        self._in_shot = False
+        self._quiet_since: float | None = None
+
+    @property
+    def in_shot(self) -> bool:
+        """True between a strike and its shot_end."""
+        return self._in_shot
+
+    def update(self, trackset: TrackSet) -> list[Event]:
+        """Take the next frame's tracks; return the events that became certain, by time."""
+        self._clock(trackset.time_s)
+        self._last_frame = trackset.frame
+        self._history.push(trackset)
+        events = self._removals(trackset)
+        self._visibility(trackset)
+        self._motion(trackset)
+        events += self._resolve_starts()
+        events += self._analyse_kinks()
+        events += self._shot_end(trackset)
+        return sorted(events, key=lambda e: (e.time_s, e.kind))
+
+    # ----------------------------------------------------------------- bookkeeping
+    def _clock(self, time_s: float) -> None:
+        if self._last_time is not None and time_s > self._last_time:
+            step = time_s - self._last_time
+            self._dt = step if self._history.count < 3 else 0.9 * self._dt + 0.1 * step
+        self._last_time = time_s
+        needed = max(8, math.ceil(self.config.history_s / self._dt) + 2)
+        if needed > self._history.capacity and self._history.count == 0:
+            self._history = PositionHistory(needed)
+
+    @property
+    def _fit_frames(self) -> int:
+        return max(2, round(self.config.fit_window_s / self._dt))
+
+    def _frame_of(self, time_s: float) -> int:
+        """The first frame at or after ``time_s`` (frames assumed evenly spaced)."""
+        assert self._last_time is not None
+        steps = math.ceil((time_s - self._last_time) / self._dt - 1e-6)
+        return int(self._last_frame + steps)
+
+    def _visibility(self, trackset: TrackSet) -> None:
+        alive = np.zeros(NUM_CLASSES, bool)
+        in_play = (trackset.status == TrackStatus.ON_TABLE) | (
+            trackset.status == TrackStatus.OCCLUDED
+        )
+        alive[trackset.ball[in_play]] = True
+        visible = trackset.status == TrackStatus.ON_TABLE
+        balls = trackset.ball[visible]
+        self._seen_frame[balls] = trackset.frame
+        self._seen_time[balls] = trackset.time_s
+        self._seen_xy[balls] = trackset.xy_mm[visible]
+        self._velocity[:] = 0.0
+        self._velocity[trackset.ball] = trackset.velocity_mm_s
+        returned = alive & ~self._alive
+        self._anchor[returned] = np.nan
+        self._moving[returned | ~alive] = False
+        self._alive = alive
+
+    def _removals(self, trackset: TrackSet) -> list[Event]:
+        events = []
+        kinds = {
+            TrackStatus.POCKETED: EventKind.BALL_POCKET,
+            TrackStatus.OFF_TABLE: EventKind.BALL_OFF_TABLE,
+        }
+        for ball, status in zip(trackset.ball, trackset.status, strict=True):
+            if status not in kinds:
+                continue
+            frame = int(self._seen_frame[ball]) + 1
+            time_s = float(self._seen_time[ball]) + self._dt
+            xy = (float(self._seen_xy[ball, 0]), float(self._seen_xy[ball, 1]))
+            pocket = str(nearest_pocket(self.table, xy)) if status == TrackStatus.POCKETED else None
+            events.append(Event(frame, time_s, kinds[status], (int(ball),), pocket=pocket))
+        return events
+
+    def _remember(self, pair: frozenset[int], time_s: float) -> bool:
+        """Record a ball-ball contact; False when the same pair was already reported."""
+        window = max(3.0 * self._dt, 2.0 * self.config.fit_window_s)
+        self._recent = [(p, t) for p, t in self._recent if abs(t - time_s) <= 4.0 * window]
+        if any(p == pair and abs(t - time_s) <= window for p, t in self._recent):
+            return False
+        self._recent.append((pair, time_s))
+        return True
+
+    # ----------------------------------------------------------------- starts and stops
+    def _motion(self, trackset: TrackSet) -> None:
+        _, _, xy = self._history.window(self._history.count - 1, self._history.count)
+        current = xy[0]
+        visible = np.isfinite(current[:, 0]) & self._alive
+        fresh = visible & ~np.isfinite(self._anchor[:, 0])
+        self._anchor[fresh] = current[fresh]
+        displacement = np.linalg.norm(current - self._anchor, axis=1)
+        resting = visible & ~self._moving
+        starts = resting & (displacement > self.config.start_distance_mm)
+        settle = resting & ~starts & (displacement < 0.5 * self.config.start_distance_mm)
+        self._anchor[settle] += 0.1 * (current[settle] - self._anchor[settle])
+        for ball in np.flatnonzero(starts):
+            self._moving[ball] = True
+            self._pending_starts.append((int(ball), self._history.count - 1))
+        self._detect_rest()
+
+    def _detect_rest(self) -> None:
+        frames = max(3, round(self.config.rest_window_s / self._dt))
+        count = self._history.count
+        if count < frames:
+            return
+        _, _, xy = self._history.window(count - frames, count)
+        pending = {b for b, _ in self._pending_starts}
+        visible = np.isfinite(xy[:, :, 0]).sum(axis=0) >= frames - 1
+        with np.errstate(invalid="ignore"):
+            mean = np.nanmean(xy, axis=0)
+            spread = np.nanmax(np.linalg.norm(xy - mean[None], axis=2), axis=0)
+        stopped = self._moving & visible & (spread <= self.config.rest_radius_mm)
+        for ball in np.flatnonzero(stopped):
+            if int(ball) not in pending:
+                self._moving[ball] = False
+                self._anchor[ball] = mean[ball]
+
+    def _resolve_starts(self) -> list[Event]:
+        k = self._fit_frames
+        ready = [(b, n) for b, n in self._pending_starts if self._history.count >= n + k]
+        self._pending_starts = [s for s in self._pending_starts if s not in ready]
+        events = []
+        for ball, detected in ready:
+            event = self._explain_start(ball, detected, k)
+            if event is not None:
+                events.append(event)
+        return events
+
+    def _explain_start(self, ball: int, detected: int, k: int) -> Event | None:
+        """Why a resting ball started moving: a ball that touched it, a strike or nothing."""
+        times, _, xy = self._history.window(detected, detected + k)
+        t_ref, p, v, n = fit_lines(times, xy[:, [ball]])
+        anchor = self._anchor[ball]
+        speed = float(np.linalg.norm(v[0]))
+        if n[0] < 2 or speed < self.config.start_min_speed_mm_s:
+            self._moving[ball] = False
+            self._anchor[ball] = p[0] if n[0] else anchor
+            return None
+        t_start = float(t_ref[0] + (anchor - p[0]) @ v[0] / speed**2)
+        t_start = min(max(t_start, float(times[0]) - 1.5 * self._dt), float(times[0]))
+        toucher = self._find_toucher(ball, detected, t_start)
+        if toucher is not None:
+            other, t_contact, confidence = toucher
+            if not self._remember(frozenset((other, ball)), t_contact):
+                return None
+            frame = self._frame_of(t_contact)
+            return Event(
+                frame, t_contact, EventKind.BALL_BALL, (other, ball), confidence=confidence
+            )
+        return self._unexplained_start(ball, t_start, speed)
+
+    def _unexplained_start(self, ball: int, t_start: float, speed: float) -> Event:
+        frame = self._frame_of(t_start)
+        strike = ball == CUE and not self._in_shot
+        if strike and speed >= self.config.strike_min_speed_mm_s:
+            self._in_shot = True
+            self._quiet_since = None
+            return Event(frame, t_start, EventKind.STRIKE, (CUE,))
+        return Event(frame, t_start, EventKind.BALL_DISTURBED, (ball,), confidence=0.8)
+
+    def _paths_before(
+        self, stop: int
+    ) -> tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]]:
+        """Straight paths of every ball fitted on the frames just before push ``stop``."""
+        times, _, xy = self._history.window(stop - self._fit_frames - 1, stop)
+        t_ref, p, v, n = fit_lines(times, xy)
+        at_rest = ~self._moving & np.isfinite(self._anchor[:, 0])
+        p = np.where(at_rest[:, None], self._anchor, p)
+        v = np.where(at_rest[:, None], 0.0, v)
+        n = np.where(at_rest, 2, n)
+        return t_ref, p, v, n
+
+    def _find_toucher(
+        self, ball: int, detected: int, t_start: float
+    ) -> tuple[int, float, float] | None:
+        """The ball whose path came within a diameter of ``ball`` when it started, if any."""
+        t_ref, p, v, n = self._paths_before(detected)
+        diameter = self.table.ball_diameter_mm
+        at_start = p + v * (t_start - t_ref)[:, None]
+        distance = np.linalg.norm(at_start - self._anchor[ball], axis=1)
+        was_moving = np.linalg.norm(v, axis=1) > self.config.start_min_speed_mm_s
+        candidate = self._alive & (n >= 2) & (self._moving | was_moving)
+        candidate[ball] = False
+        candidate &= distance <= diameter + self.config.ball_contact_tolerance_mm
+        if not candidate.any():
+            return None
+        score = np.where(candidate, np.abs(distance - diameter) - 1e3 * was_moving, np.inf)
+        other = int(np.argmin(score))
+        t_contact = t_start
+        if was_moving[other]:
+            path: Path = (float(t_ref[other]), p[other], v[other])
+            still: Path = (t_start, self._anchor[ball], np.zeros(2))
+            touch = contacts.touch_time(path, still, diameter)
+            if touch is not None and abs(touch - t_start) <= 2.0 * self._dt:
+                t_contact = touch
+        rivals = int(candidate.sum()) - 1
+        return other, t_contact, 1.0 if rivals == 0 else 0.7
+
+    # ----------------------------------------------------------------- kinks
+    def _analyse_kinks(self) -> list[Event]:
+        k = self._fit_frames
+        m = self._history.count - k
+        if m - k < 0:
+            return []
+        t_b, _, xy_b = self._history.window(m - k, m)
+        t_a, _, xy_a = self._history.window(m, m + k)
+        before, after = fit_lines(t_b, xy_b), fit_lines(t_a, xy_a)
+        change = np.linalg.norm(after[2] - before[2], axis=1)
+        speed = np.maximum(np.linalg.norm(after[2], axis=1), np.linalg.norm(before[2], axis=1))
+        config = self.config
+        threshold = config.kink_min_speed_change_mm_s + config.kink_relative_speed_change * speed
+        usable = (before[3] >= k - 1) & (after[3] >= k - 1) & self._alive
+        change = np.where(usable, change, 0.0)
+        self._kinks = [*self._kinks[-2:], _Kink(change, threshold, before, after)]
+        if len(self._kinks) < 3:
+            return []
+        previous, middle, latest = self._kinks
+        peak = (middle.change > middle.threshold) & (middle.change >= previous.change)
+        peak &= middle.change > latest.change
+        events = []
+        for ball in np.flatnonzero(peak):
+            event = self._explain_kink(int(ball), middle)
+            if event is not None:
+                events.append(event)
+        return events
+
+    def _explain_kink(self, ball: int, kink: _Kink) -> Event | None:
+        before: Path = (float(kink.before[0][ball]), kink.before[1][ball], kink.before[2][ball])
+        after: Path = (float(kink.after[0][ball]), kink.after[1][ball], kink.after[2][ball])
+        t_kink = contacts.line_intersection_time(before, after)
+        if t_kink is None:
+            return None
+        t_kink = min(max(t_kink, before[0]), after[0])
+        xy = before[1] + before[2] * (t_kink - before[0])
+        radius = self.table.ball_radius_mm
+        side, cushion_fit = contacts.cushion_score(
+            self.table, xy, (before[2], after[2]), radius + self.config.cushion_tolerance_mm
+        )
+        t_ref, p, v, n = kink.before
+        others = np.where((n >= 2)[:, None], p + v * (t_kink - t_ref)[:, None], np.nan)
+        others[ball] = np.nan
+        others[~self._alive] = np.nan
+        reach = self.table.ball_diameter_mm + self.config.ball_contact_tolerance_mm
+        other, ball_fit = contacts.ball_score(xy, after[2] - before[2], others, reach)
+        if max(cushion_fit, ball_fit) < self.config.explain_min_cosine:
+            return None
+        if ball_fit >= cushion_fit:
+            return self._ball_contact(ball, other, before, kink)
+        return self._cushion_contact(ball, side, before, t_kink)
+
+    def _ball_contact(self, ball: int, other: int, before: Path, kink: _Kink) -> Event | None:
+        t_ref, p, v, _ = kink.before
+        other_path: Path = (float(t_ref[other]), p[other], v[other])
+        touch = contacts.touch_time(before, other_path, self.table.ball_diameter_mm)
+        fallback = contacts.line_intersection_time(
+            before, (kink.after[0][ball], kink.after[1][ball], kink.after[2][ball])
+        )
+        t_contact = touch if touch is not None else fallback
+        if t_contact is None or not self._remember(frozenset((ball, other)), t_contact):
+            return None
+        faster = np.linalg.norm(before[2]) >= np.linalg.norm(other_path[2])
+        balls = (ball, other) if faster else (other, ball)
+        return Event(
+            self._frame_of(t_contact), t_contact, EventKind.BALL_BALL, balls, confidence=0.9
+        )
+
+    def _cushion_contact(self, ball: int, side: int, before: Path, t_kink: float) -> Event | None:
+        reach = contacts.cushion_reach_time(self.table, before, side, self.table.ball_radius_mm)
+        t_contact = reach if reach is not None and abs(reach - t_kink) <= 2 * self._dt else t_kink
+        if t_contact - self._last_cushion[ball] <= max(
+            3.0 * self._dt, 2.0 * self.config.fit_window_s
+        ):
+            return None
+        self._last_cushion[ball] = t_contact
+        xy = before[1] + before[2] * (t_contact - before[0])
+        cushion = self.table.nearest_cushion(float(xy[0]), float(xy[1]))
+        frame = self._frame_of(t_contact)
+        return Event(frame, t_contact, EventKind.BALL_CUSHION, (ball,), cushion=str(cushion))
+
+    # ----------------------------------------------------------------- shot end
+    def _shot_end(self, trackset: TrackSet) -> list[Event]:
+        if not self._in_shot:
+            return []
+        hidden_moving = (
+            self._alive
+            & ~np.isfinite(
+                self._history.window(self._history.count - 1, self._history.count)[2][0][:, 0]
+            )
+            & np.any(self._velocity != 0.0, axis=1)
+        )
+        busy = bool(
+            (self._moving & self._alive).any() or hidden_moving.any() or self._pending_starts
+        )
+        if busy:
+            self._quiet_since = None
+            return []
+        if self._quiet_since is None:
+            self._quiet_since = trackset.time_s
+        if trackset.time_s - self._quiet_since + 1e-9 < self.config.settle_s:
+            return []
+        self._in_shot = False
+        self._quiet_since = None
+        return [Event(trackset.frame, trackset.time_s, EventKind.SHOT_END)]

@@ -1,0 +1,96 @@
+"""Table geometry the tracker and the event detector share: pockets, cushion lines, the bed.
+
+All positions are ball centres on the ball-centre plane, table mm (design.md §3).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.table import Cushion, Pocket, TableSpec
+
+POCKETS: tuple[Pocket, ...] = tuple(Pocket)
+"""Pocket order of ``TableSpec.pockets_xy_mm``."""
+
+
+def outside_distance_mm(table: TableSpec, xy_mm: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(N,) how far each point lies beyond the nearest cushion line, mm (<= 0 inside).
+
+    Args:
+        table: the table.
+        xy_mm: (N, 2) points, table mm.
+    """
+    xy = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
+    beyond = np.stack(
+        [-xy[:, 0], xy[:, 0] - table.length_mm, -xy[:, 1], xy[:, 1] - table.width_mm], axis=1
+    )
+    result: NDArray[np.float64] = beyond.max(axis=1)
+    return result
+
+
+def segment_point_distance_mm(
+    start_xy_mm: NDArray[np.float64],
+    end_xy_mm: NDArray[np.float64],
+    point_xy_mm: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """(N, P) distance from each of N segments to each of P points, mm.
+
+    Args:
+        start_xy_mm: (N, 2) segment starts.
+        end_xy_mm: (N, 2) segment ends.
+        point_xy_mm: (P, 2) points.
+    """
+    direction = end_xy_mm - start_xy_mm
+    length_sq = np.maximum(np.einsum("ni,ni->n", direction, direction), 1e-12)
+    rel = point_xy_mm[None, :, :] - start_xy_mm[:, None, :]
+    along = np.clip(np.einsum("npi,ni->np", rel, direction) / length_sq[:, None], 0.0, 1.0)
+    closest = start_xy_mm[:, None, :] + along[:, :, None] * direction[:, None, :]
+    result: NDArray[np.float64] = np.linalg.norm(point_xy_mm[None, :, :] - closest, axis=2)
+    return result
+
+
+def pocket_entry(
+    table: TableSpec,
+    xy_mm: NDArray[np.float64],
+    velocity_mm_s: NDArray[np.float64],
+    horizon_s: float,
+    capture_mm: float,
+) -> NDArray[np.int64]:
+    """(N,) index into ``POCKETS`` of the pocket each ball is entering, or -1.
+
+    A ball enters a pocket when its path over the next ``horizon_s`` (straight, at its current
+    velocity) passes within ``capture_mm`` of the pocket point while heading toward it, or
+    when it already lies within half of ``capture_mm`` of the pocket point.
+
+    Args:
+        table: the table.
+        xy_mm: (N, 2) ball centres, table mm.
+        velocity_mm_s: (N, 2) velocities, mm/s.
+        horizon_s: how far ahead to follow the path, s.
+        capture_mm: how close to the pocket point the path must pass, mm.
+    """
+    pockets = table.pockets_xy_mm()
+    xy = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
+    velocity = np.asarray(velocity_mm_s, dtype=np.float64).reshape(-1, 2)
+    distance = segment_point_distance_mm(xy, xy + velocity * horizon_s, pockets)
+    to_pocket = pockets[None, :, :] - xy[:, None, :]
+    heading = np.einsum("npi,ni->np", to_pocket, velocity) > 0.0
+    here = np.linalg.norm(to_pocket, axis=2) <= 0.5 * capture_mm
+    candidates = ((distance <= capture_mm) & heading) | here
+    score = np.where(candidates, distance, np.inf)
+    best = np.argmin(score, axis=1) if len(xy) else np.zeros(0, np.int64)
+    found = np.isfinite(score[np.arange(len(xy)), best]) if len(xy) else np.zeros(0, bool)
+    return np.where(found, best, -1).astype(np.int64)
+
+
+def nearest_pocket(table: TableSpec, xy_mm: tuple[float, float]) -> Pocket:
+    """The pocket whose point is nearest to a position."""
+    distance = np.linalg.norm(table.pockets_xy_mm() - np.asarray(xy_mm, dtype=np.float64), axis=1)
+    return POCKETS[int(np.argmin(distance))]
+
+
+def cushion_for_contact(table: TableSpec, xy_mm: tuple[float, float]) -> Cushion:
+    """The cushion a ball touching the rail at ``xy_mm`` touched; pocket jaws count as the
+    adjacent cushion (the one on the same rail and the same half of the table)."""
+    return table.nearest_cushion(float(xy_mm[0]), float(xy_mm[1]))

@@ -1,0 +1,83 @@
+"""A short ring buffer of recent ball positions, and straight-line fits over it.
+
+The event detector looks back a few frames to see where trajectories before and after a
+contact meet; this buffer holds the measured (visible) centres of all eleven balls.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tracking.types import TrackSet, TrackStatus
+from vision.types import NUM_CLASSES
+
+FloatArray = NDArray[np.float64]
+
+
+class PositionHistory:
+    """The last ``capacity`` frames: times, frame indices and visible ball centres.
+
+    Args:
+        capacity: frames kept (at least 4).
+    """
+
+    def __init__(self, capacity: int) -> None:
+        if capacity < 4:
+            raise ValueError(f"capacity must be at least 4 frames, got {capacity}")
+        self.capacity = capacity
+        self._time = np.full(capacity, np.nan)
+        self._frame = np.zeros(capacity, np.int64)
+        self._xy = np.full((capacity, NUM_CLASSES, 2), np.nan)
+        self.count = 0
+
+    def push(self, trackset: TrackSet) -> None:
+        """Append one frame; balls not visible (occluded, gone) are stored as NaN."""
+        slot = self.count % self.capacity
+        self._time[slot] = trackset.time_s
+        self._frame[slot] = trackset.frame
+        self._xy[slot] = np.nan
+        if len(trackset):
+            visible = trackset.status == TrackStatus.ON_TABLE
+            self._xy[slot, trackset.ball[visible]] = trackset.xy_mm[visible]
+        self.count += 1
+
+    def window(self, first: int, stop: int) -> tuple[FloatArray, NDArray[np.int64], FloatArray]:
+        """Frames with absolute push numbers ``first <= n < stop`` (clipped to what is kept).
+
+        Returns:
+            time_s (K,), frame (K,), xy_mm (K, 11, 2) with NaN where a ball was not visible.
+        """
+        first = max(first, self.count - self.capacity, 0)
+        stop = min(stop, self.count)
+        slots = np.arange(first, max(first, stop)) % self.capacity
+        return self._time[slots], self._frame[slots], self._xy[slots]
+
+
+def fit_lines(
+    time_s: FloatArray, xy_mm: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]]:
+    """Least-squares straight lines x(t) = p + v (t - t_ref), one per ball, ignoring NaNs.
+
+    Args:
+        time_s: (K,) times, s.
+        xy_mm: (K, B, 2) positions, NaN where missing.
+
+    Returns:
+        t_ref (B,) mean time of the used samples; p (B, 2) position at t_ref; v (B, 2)
+        velocity, mm/s (0 with fewer than two samples); n (B,) samples used.
+    """
+    valid = np.isfinite(xy_mm[:, :, 0])
+    n = valid.sum(axis=0)
+    weight = valid.astype(np.float64)
+    safe_n = np.maximum(n, 1)
+    t = time_s[:, None] * weight
+    t_ref = t.sum(axis=0) / safe_n
+    xy = np.where(valid[:, :, None], xy_mm, 0.0)
+    p = xy.sum(axis=0) / safe_n[:, None]
+    dt = (time_s[:, None] - t_ref[None, :]) * weight
+    denominator = (dt * dt).sum(axis=0)
+    ok = (n >= 2) & (denominator > 1e-12)
+    v = np.einsum("kb,kbi->bi", dt, xy - p[None, :, :] * weight[:, :, None])
+    v = np.where(ok[:, None], v / np.where(ok, denominator, 1.0)[:, None], 0.0)
+    return t_ref, p, v, n.astype(np.int64)

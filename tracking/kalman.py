@@ -1,0 +1,153 @@
+"""Batched constant-velocity Kalman filter: pure functions over many tracks at once.
+
+The state of one ball is ``[x, y, vx, vy]`` (table mm and mm/s on the ball-centre plane);
+the measurement is ``[x, y]``. Means are ``(N, 4)`` and covariances ``(N, 4, 4)``, all
+float64, so one call predicts or updates every ball (ultralytics ``multi_predict``). The
+matrices follow filterpy's textbook formulation (Labbe, *Kalman and Bayesian Filters in
+Python*): ``F`` the state transition, ``Q`` the process noise from
+``filterpy.common.Q_discrete_white_noise``, ``H`` the measurement function, ``R`` the
+measurement noise, ``S`` the innovation covariance and ``K`` the Kalman gain.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from filterpy.common import Q_discrete_white_noise
+from numpy.typing import NDArray
+
+STATE_DIM = 4
+MEASUREMENT_DIM = 2
+
+H: NDArray[np.float64] = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
+"""(2, 4) measurement function: the filter observes the position only."""
+H.flags.writeable = False
+
+Float64Array = NDArray[np.float64]
+
+
+def transition_matrix(dt_s: float) -> Float64Array:
+    """(4, 4) constant-velocity state transition over ``dt_s`` seconds (x += v dt)."""
+    F = np.eye(STATE_DIM)
+    F[0, 2] = F[1, 3] = dt_s
+    return F
+
+
+@lru_cache(maxsize=64)
+def _process_noise_cached(dt_s: float, acceleration_std_mm_s2: float) -> Float64Array:
+    Q: Float64Array = Q_discrete_white_noise(
+        dim=2,
+        dt=dt_s,
+        var=acceleration_std_mm_s2**2,
+        block_size=2,
+        order_by_dim=False,
+    )
+    Q.flags.writeable = False
+    return Q
+
+
+def process_noise(dt_s: float, acceleration_std_mm_s2: float) -> Float64Array:
+    """(4, 4) discrete white-noise-acceleration process noise for state ``[x, y, vx, vy]``.
+
+    Args:
+        dt_s: time step, seconds.
+        acceleration_std_mm_s2: standard deviation of the unmodelled acceleration, mm/s².
+    """
+    return _process_noise_cached(round(float(dt_s), 9), float(acceleration_std_mm_s2))
+
+
+def predict(
+    mean: Float64Array, cov: Float64Array, F: Float64Array, Q: Float64Array
+) -> tuple[Float64Array, Float64Array]:
+    """Predict every track one step ahead.
+
+    Args:
+        mean: (N, 4) state means.
+        cov: (N, 4, 4) state covariances.
+        F: (4, 4) state transition.
+        Q: (4, 4) or (N, 4, 4) process noise.
+
+    Returns:
+        The predicted (N, 4) means and (N, 4, 4) covariances.
+    """
+    # x = F x
+    mean_pred = mean @ F.T
+    # P = F P Fᵀ + Q
+    cov_pred = F @ cov @ F.T + Q
+    return mean_pred, cov_pred
+
+
+def innovation(
+    mean: Float64Array, cov: Float64Array, z: Float64Array, R: Float64Array
+) -> tuple[Float64Array, Float64Array]:
+    """Innovation and its covariance for one measurement per track.
+
+    Args:
+        mean: (N, 4) predicted means.
+        cov: (N, 4, 4) predicted covariances.
+        z: (N, 2) measurements, mm.
+        R: (2, 2) or (N, 2, 2) measurement noise, mm².
+
+    Returns:
+        y: (N, 2) innovation z - H x; S: (N, 2, 2) innovation covariance.
+    """
+    # y = z - H x
+    y = z - mean[:, :2]
+    # S = H P Hᵀ + R
+    S = cov[:, :2, :2] + R
+    return y, S
+
+
+def update(
+    mean: Float64Array, cov: Float64Array, z: Float64Array, R: Float64Array
+) -> tuple[Float64Array, Float64Array]:
+    """Correct every track with its measurement.
+
+    Args:
+        mean: (N, 4) predicted means.
+        cov: (N, 4, 4) predicted covariances.
+        z: (N, 2) measured positions, mm.
+        R: (2, 2) or (N, 2, 2) measurement noise, mm².
+
+    Returns:
+        The corrected (N, 4) means and (N, 4, 4) covariances.
+    """
+    y, S = innovation(mean, cov, z, R)
+    # K = P Hᵀ S⁻¹
+    K = cov[:, :, :2] @ np.linalg.inv(S)
+    # x = x + K y
+    mean_new = mean + (K @ y[:, :, None])[:, :, 0]
+    # P = (I - K H) P
+    cov_new = cov - K @ cov[:, :2, :]
+    # Keep P symmetric against rounding.
+    cov_new = 0.5 * (cov_new + np.swapaxes(cov_new, 1, 2))
+    return mean_new, cov_new
+
+
+def pairwise_mahalanobis_sq(
+    mean: Float64Array, cov: Float64Array, z: Float64Array, R: Float64Array
+) -> Float64Array:
+    """(N, M) squared Mahalanobis distance of every measurement to every track.
+
+    Args:
+        mean: (N, 4) predicted means.
+        cov: (N, 4, 4) predicted covariances.
+        z: (M, 2) measurements, mm.
+        R: (2, 2) measurement noise, mm².
+    """
+    if len(mean) == 0 or len(z) == 0:
+        return np.zeros((len(mean), len(z)))
+    # d² = yᵀ S⁻¹ y with y = z - H x and S = H P Hᵀ + R
+    S_inv = np.linalg.inv(cov[:, :2, :2] + R)
+    y = z[None, :, :] - mean[:, None, :2]
+    d_sq: Float64Array = np.einsum("nmi,nij,nmj->nm", y, S_inv, y)
+    return d_sq
+
+
+def normalized_innovation_sq(y: Float64Array, S: Float64Array) -> Float64Array:
+    """(N,) normalised innovation squared yᵀ S⁻¹ y (chi-square with 2 dof when consistent)."""
+    if len(y) == 0:
+        return np.zeros(0)
+    nis: Float64Array = np.einsum("ni,nij,nj->n", y, np.linalg.inv(S), y)
+    return nis
