@@ -1,0 +1,207 @@
+"""The pipeline's last stage: a finished shot's facts and declarations -> the engine's call.
+
+Keeps the game state across shots and racks, applies what the declarations file says
+(call, push-out, warnings, referee fouls, option choices) and, where it says nothing, makes the
+review's assumptions explicit. A call that rests on an uncertain fact or on an assumption is
+flagged for review, with the reasons, never presented as certain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.declarations import DeclarationLog, ShotDeclarations, assume_call
+from referee.rules import (
+    GameState,
+    Player,
+    RulesConfig,
+    RulesInputError,
+    Shot,
+    choose_option,
+    decide,
+    next_rack,
+    warn,
+)
+from tracking.types import Event
+
+_BALL_LIST_FACTS = ("off_table", "balls_moving_at_strike", "balls_disturbed")
+
+
+@dataclass(frozen=True, slots=True)
+class CallConfig:
+    """Options of the call stage.
+
+    Attributes:
+        rules: the rules engine's options.
+        review_below_confidence: a shot whose facts are less certain than this is flagged
+            for review. Raising it flags more calls.
+    """
+
+    rules: RulesConfig = field(default_factory=RulesConfig)
+    review_below_confidence: float = 0.9
+
+
+@dataclass(frozen=True, slots=True)
+class ShotInput:
+    """What the call stage needs of a finished shot (from the shot segmenter).
+
+    Attributes:
+        frame_strike / frame_end: the shot's first and last frame.
+        time_strike_s: time of the strike, seconds (keys time-based declarations).
+        facts: rules.md §4 facts (design.md §5 names) as a JSON dict.
+        confidence: 0..1, how sure the facts are.
+        events: the shot's events.
+        uncertain: facts the segmenter is unsure of, in words.
+    """
+
+    frame_strike: int
+    frame_end: int
+    time_strike_s: float
+    facts: dict[str, Any]
+    confidence: float = 1.0
+    events: tuple[Event, ...] = ()
+    uncertain: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ShotResult:
+    """A judged shot: the shots.jsonl object of design.md §5 and what the report shows."""
+
+    number: int
+    rack: int
+    shot: ShotInput
+    is_break: bool
+    shooter: str | None
+    declarations: dict[str, Any]
+    call: dict[str, Any] | None
+    review: tuple[str, ...]
+    assumptions: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "shot": self.number,
+            "rack": self.rack,
+            "frame_strike": self.shot.frame_strike,
+            "frame_end": self.shot.frame_end,
+            "time_strike_s": round(self.shot.time_strike_s, 4),
+            "is_break": self.is_break,
+            "shooter": self.shooter,
+            "facts": self.shot.facts,
+            "declarations": self.declarations,
+            "call": self.call,
+            "confidence": round(self.shot.confidence, 4),
+            "review": bool(self.review),
+            "review_reasons": list(self.review),
+            "assumptions": list(self.assumptions),
+        }
+
+
+def _on_table_only(
+    facts: dict[str, Any], on_table: tuple[int, ...]
+) -> tuple[dict[str, Any], list[str]]:
+    """Drop balls the facts name that the game says are already down (camera confusion)."""
+    notes: list[str] = []
+    clean = dict(facts)
+    pocketed = [p for p in facts.get("pocketed") or [] if int(p.get("ball", 0)) in on_table]
+    if len(pocketed) != len(facts.get("pocketed") or []):
+        notes.append("the camera saw a ball drop that was already down: ignored")
+    clean["pocketed"] = pocketed
+    for key in _BALL_LIST_FACTS:
+        balls = [b for b in facts.get(key) or [] if b == "cue" or b in on_table]
+        if len(balls) != len(facts.get(key) or []):
+            notes.append(f"{key} named a ball already down: ignored")
+        clean[key] = balls
+    first = facts.get("first_object_ball_contacted")
+    if first is not None and first not in on_table:
+        notes.append(f"first contact on the {first}, which was already down: treated as unknown")
+        clean["first_object_ball_contacted"] = None
+    return clean, notes
+
+
+class CallStage:
+    """Judges shots in order, carrying the game state over shots and racks.
+
+    Args:
+        declarations: the declarations file (an empty `DeclarationLog` when none was given).
+        config: options.
+    """
+
+    def __init__(
+        self, declarations: DeclarationLog | None = None, config: CallConfig | None = None
+    ) -> None:
+        self.declarations = declarations or DeclarationLog()
+        self.config = config or CallConfig()
+        self.state = GameState.new_rack(Player(self.declarations.breaker))
+        self.rack = 1
+        self._shots = 0
+        self._previous_strike_s: float | None = None
+        self._pending_choice: str | None = None
+
+    def judge(self, shot: ShotInput) -> ShotResult:
+        """The call of the next shot."""
+        self._shots += 1
+        declared = self.declarations.for_shot(
+            self._shots, shot.time_strike_s, self._previous_strike_s
+        )
+        self._previous_strike_s = shot.time_strike_s
+        assumptions = self._before_shot(declared)
+        is_break = self.state.is_break
+        facts, notes = _on_table_only(shot.facts, self.state.balls_on_table)
+        declared, assumed = assume_call(declared, facts, is_break)
+        assumptions += assumed
+        call, review = self._decide(declared, facts)
+        review = [*notes, *review, *(f"assumption: {a}" for a in assumptions)]
+        if shot.confidence < self.config.review_below_confidence:
+            review.append(f"facts uncertain (confidence {shot.confidence:.2f})")
+        review += [f"uncertain: {u}" for u in shot.uncertain]
+        self._pending_choice = declared.option_choice
+        return ShotResult(
+            number=self._shots,
+            rack=self.rack,
+            shot=shot,
+            is_break=is_break,
+            shooter=None if call is None else call.get("shooter"),
+            declarations=declared.declarations,
+            call=call,
+            review=tuple(review),
+            assumptions=tuple(assumptions),
+        )
+
+    def _before_shot(self, declared: ShotDeclarations) -> list[str]:
+        """New rack, option choice and warnings that come before this shot."""
+        assumptions: list[str] = []
+        if self.state.is_over:
+            self.state = next_rack(self.state, self.config.rules)
+            self.rack += 1
+        if self.state.pending_option is not None and self._pending_choice is not None:
+            _, self.state = choose_option(self.state, self._pending_choice)
+        elif self.state.pending_option is not None:
+            holder = self.state.pending_option.holder
+            assumptions.append(f"option choice not known: assumed {holder} accepted the table")
+        for player in declared.warnings:
+            if self.state.warning_due is Player(player):
+                _, self.state = warn(self.state, Player(player))
+        due = self.state.warning_due
+        if due is not None and not self.declarations.known:
+            _, self.state = warn(self.state, due)
+            assumptions.append(f"warning not known: assumed {due} was warned on two fouls")
+        return assumptions
+
+    def _decide(
+        self, declared: ShotDeclarations, facts: dict[str, Any]
+    ) -> tuple[dict[str, Any] | None, list[str]]:
+        step = {
+            "declarations": declared.declarations,
+            "shot": facts,
+            "referee_fouls": list(declared.referee_fouls),
+        }
+        shooter = self.state.turn
+        try:
+            call, self.state = decide(Shot.from_json(step), self.state, self.config.rules)
+        except RulesInputError as error:
+            return None, [f"no call: the rules engine refused the shot ({error})"]
+        out = call.to_json()
+        who = call.shooter or shooter
+        out["shooter"] = who.value if who is not None else None
+        return out, []
