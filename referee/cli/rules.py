@@ -71,6 +71,7 @@ def _run_scenario(
 ) -> Iterator[tuple[Any, int, dict[str, Any], Any]]:
     """Yield (id, step index, result, step) for each step of one scenario."""
     from referee.rules import RulesInputError, initial_state, run_step
+    from referee.rules.steps import scenario_config
 
     if not isinstance(scenario, Mapping):
         yield (
@@ -83,8 +84,9 @@ def _run_scenario(
     ident = scenario.get("id", f"#{index}")
     try:
         state = initial_state(scenario)
+        config = scenario_config(scenario, config)
     except RulesInputError as error:
-        yield ident, 0, {"error": f"initial_{error}"}, None
+        yield ident, 0, {"error": f"initial_{error}", "field": error.field}, None
         return
     steps = scenario.get("steps")
     if not isinstance(steps, list):

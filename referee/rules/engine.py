@@ -371,7 +371,7 @@ def warn(state: GameState, player: Player) -> tuple[Call, GameState]:
     count = state.consecutive_fouls[player]
     if count < 2:
         raise RulesInputError(
-            "warning.player",
+            "player",
             f"{player} is on {count} consecutive foul(s): a warning follows the second",
         )
     already = state.warned[player]

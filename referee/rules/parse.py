@@ -75,7 +75,9 @@ def as_player(value: Any, where: str) -> Player:
 
 
 def _balls(value: Any, where: str, on_table: tuple[int, ...] | None) -> tuple[int, ...]:
-    balls = [as_ball(v, f"{where}[{i}]") for i, v in enumerate(as_list(value, where))]
+    """Object balls of a list; "cue" entries are skipped (the cue ball has its own facts)."""
+    raw = [(i, v) for i, v in enumerate(as_list(value, where)) if v != CUE]
+    balls = [as_ball(v, f"{where}[{i}]") for i, v in raw]
     if len(set(balls)) != len(balls):
         raise RulesInputError(where, f"a ball is listed twice: {balls}")
     for i, ball in enumerate(balls):
@@ -84,10 +86,16 @@ def _balls(value: Any, where: str, on_table: tuple[int, ...] | None) -> tuple[in
     return tuple(balls)
 
 
+def _is_cue(value: Any) -> bool:
+    return value == CUE or (isinstance(value, Mapping) and value.get("ball") == CUE)
+
+
 def _pocketed(value: Any, on_table: tuple[int, ...] | None) -> tuple[PocketedBall, ...]:
     items: list[PocketedBall] = []
     for i, entry in enumerate(as_list(value, "shot.pocketed")):
         where = f"shot.pocketed[{i}]"
+        if _is_cue(entry):
+            continue  # read as cue_ball_pocketed by parse_facts
         if isinstance(entry, Mapping):
             ball = as_ball(entry.get("ball"), f"{where}.ball")
             raw = entry.get("pocket")
@@ -173,8 +181,10 @@ def parse_facts(data: Any, on_table: tuple[int, ...] | None = None) -> ShotFacts
         object_balls_to_cushion_on_break=_break_count(d.get("object_balls_to_cushion_on_break")),
         pocketed=_pocketed(d.get("pocketed"), on_table),
         off_table=_balls(d.get("off_table"), "shot.off_table", on_table),
-        cue_ball_pocketed=as_bool(d.get("cue_ball_pocketed"), "shot.cue_ball_pocketed"),
-        cue_ball_off_table=as_bool(d.get("cue_ball_off_table"), "shot.cue_ball_off_table"),
+        cue_ball_pocketed=as_bool(d.get("cue_ball_pocketed"), "shot.cue_ball_pocketed")
+        or any(_is_cue(v) for v in as_list(d.get("pocketed"), "shot.pocketed")),
+        cue_ball_off_table=as_bool(d.get("cue_ball_off_table"), "shot.cue_ball_off_table")
+        or CUE in as_list(d.get("off_table"), "shot.off_table"),
         frozen_ball_touching_its_rail_without_leaving=_balls(
             d.get("frozen_ball_touching_its_rail_without_leaving"),
             "shot.frozen_ball_touching_its_rail_without_leaving",
@@ -307,7 +317,8 @@ def parse_state(data: Any) -> GameState:
     except ValueError:
         raise RulesInputError("state.cue_ball", f"unknown value {d.get('cue_ball')!r}") from None
     winner = d.get("rack_winner")
-    turn = d.get("turn", "A")
+    pending = _pending(d.get("pending_option"))
+    turn = pending.holder.value if pending else d.get("turn", "A")
     breaker = as_player(d.get("breaker", "A"), "state.breaker")
     return GameState(
         balls_on_table=_balls(
@@ -322,6 +333,6 @@ def parse_state(data: Any) -> GameState:
         cue_ball=cue_ball,
         consecutive_fouls=_per_player_ints(d.get("consecutive_fouls"), "state.consecutive_fouls"),
         warned=_per_player_bools(d.get("warned"), "state.warned"),
-        pending_option=_pending(d.get("pending_option")),
+        pending_option=pending,
         rack_winner=None if winner is None else as_player(winner, "state.rack_winner"),
     )

@@ -8,6 +8,7 @@ raises RulesInputError and changes nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from referee.rules.call import Call
@@ -16,7 +17,7 @@ from referee.rules.engine import DEFAULT_CONFIG, choose_option, decide, next_rac
 from referee.rules.errors import RulesInputError
 from referee.rules.parse import as_mapping, as_player, parse_shot
 from referee.rules.rack import RackCheck, check_rack
-from referee.rules.state import GameState
+from referee.rules.state import GameState, Player
 
 STEP_TYPES = ("shot", "option_choice", "warning", "rack_check")
 
@@ -55,7 +56,7 @@ def apply_step(
             state, d.get("choice"), None if player is None else as_player(player, "player")
         )
     if kind == "warning":
-        return warn(state, as_player(d.get("player"), "player"))
+        return warn(state, _warned_player(d, state))
     raise RulesInputError("type", f"unknown step type {kind!r} (expected one of {STEP_TYPES})")
 
 
@@ -66,6 +67,30 @@ def run_step(
     (for a rack check: `rack_valid`, `reasons`, `summary`)."""
     answer, new = apply_step(step, state, config)
     return answer.to_json(), new
+
+
+def _warned_player(step: Mapping[str, Any], state: GameState) -> Player:
+    """The player a warning step names (`player`), or else the one whose warning is due."""
+    raw = step.get("player", step.get("warned_player"))
+    if raw is not None:
+        return as_player(raw, "player")
+    if state.warning_due is None:
+        raise RulesInputError("player", "no player named and no warning is due")
+    return state.warning_due
+
+
+def scenario_config(scenario: Mapping[str, Any], base: RulesConfig = DEFAULT_CONFIG) -> RulesConfig:
+    """`base` with the scenario's optional `config` object applied (an extension of the
+    scenario format: {"option_on_any_wrongful_pocket": true, "variant": "wpa",
+    "break_order": "winner"})."""
+    raw = scenario.get("config")
+    if raw is None:
+        return base
+    d = as_mapping(raw, "config")
+    try:
+        return replace(base, **{k: d[k] for k in d})
+    except (TypeError, ValueError) as error:
+        raise RulesInputError("config", str(error)) from None
 
 
 def initial_state(scenario: Mapping[str, Any]) -> GameState:
