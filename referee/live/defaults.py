@@ -54,9 +54,9 @@ def pipeline_factory(settings: LiveSettings) -> PipelineFactory:
 
             calibration = load_calibration(settings.calibration)
         else:
-            from calibration.find import find_table
+            from calibration import find
 
-            calibration = find_table(frame.image)
+            calibration = find.find_calibration([frame.image])
         return Pipeline(calibration)
 
     return make

@@ -177,11 +177,15 @@ class PipelineWorker(threading.Thread):
         self.error: str = ""
         self.busy_s = 0.0
 
+    rebuild_after_s = 2.0
+    """Wait before building the pipeline again after it failed (finding a table is slow)."""
+
     def stop(self) -> None:
         self._stop_event.set()
 
     def run(self) -> None:
         pipeline: FramePipeline | None = None
+        retry_at_s = 0.0
         while not self._stop_event.is_set():
             item = self.mailbox.get(0.2)
             if item is None:
@@ -189,8 +193,11 @@ class PipelineWorker(threading.Thread):
                     return
                 continue
             started_s = time.monotonic()
+            if pipeline is None and started_s < retry_at_s:
+                continue  # building failed (e.g. no table found): try again later
             try:
                 if pipeline is None:
+                    retry_at_s = started_s + self.rebuild_after_s
                     pipeline = self._make_pipeline(item.frame)
                 self._deliver(self._process(pipeline, item))
                 self.error = ""

@@ -1,0 +1,203 @@
+"""Builders for the live-service tests: a real video file, a scripted pipeline, a real server.
+
+The scripted pipeline stands in for referee.pipeline where a test needs events and shots at
+known frames (the service, not the vision, is under test): it reports a ball moving across
+the table on every frame, the events of `script` on their frames, and a finished shot with
+the given facts. Shots can be held back until a test opens `gate`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import uvicorn
+
+from referee.live.app import create_app
+from referee.live.settings import LiveSettings
+from tracking.types import Event, EventKind, TrackSet, TrackStatus
+from vision.types import Frame
+
+BREAK_FACTS: dict[str, Any] = {
+    "first_object_ball_contacted": 1,
+    "cushion_after_first_contact": ["cue", 2, 5],
+    "object_balls_to_cushion_on_break": 5,
+    "pocketed": [{"ball": 3, "pocket": "foot_left"}],
+    "off_table": [],
+    "cue_ball_pocketed": False,
+    "cue_ball_off_table": False,
+}
+
+
+def write_video(
+    path: Path, frames: int = 60, fps: float = 30.0, size: tuple[int, int] = (320, 180)
+) -> Path:
+    """A small MJPG .avi: a green cloth with a white ball crossing it, frame number drawn in."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, size)
+    assert writer.isOpened(), "OpenCV cannot write MJPG video here"
+    width, height = size
+    for i in range(frames):
+        image = np.full((height, width, 3), (60, 120, 30), np.uint8)
+        x = int(20 + (width - 40) * i / max(frames - 1, 1))
+        cv2.circle(image, (x, height // 2), 6, (250, 250, 250), -1)
+        cv2.putText(image, str(i), (4, 16), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1)
+        writer.write(image)
+    writer.release()
+    return path
+
+
+@dataclass
+class ScriptedShot:
+    facts: dict[str, Any]
+    frame_strike: int
+    frame_end: int
+    shot: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {"shot": self.shot, "frame_strike": self.frame_strike,
+                "frame_end": self.frame_end, "facts": self.facts}  # fmt: skip
+
+
+@dataclass
+class ScriptedResult:
+    events: tuple[Event, ...]
+    shots: tuple[ScriptedShot, ...]
+    tracks: TrackSet
+
+
+@dataclass
+class ScriptedPipeline:
+    """Events at fixed frames and shots ending at fixed frames (see module doc).
+
+    Attributes:
+        events: frame index -> events reported on that frame.
+        shots: frame index -> shot finished on that frame.
+        gate: shots wait for this (set by default); a held shot is reported on the first
+            frame after the gate opens.
+        delay_s: work per frame, seconds (to play a slow pipeline).
+    """
+
+    events: dict[int, list[Event]] = field(default_factory=dict)
+    shots: dict[int, ScriptedShot] = field(default_factory=dict)
+    gate: threading.Event = field(default_factory=threading.Event)
+    delay_s: float = 0.0
+    processed: list[int] = field(default_factory=list)
+    _held: list[ScriptedShot] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.shots:
+            self.gate.set()
+
+    def process(self, frame: Frame) -> ScriptedResult:
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        self.processed.append(frame.index)
+        if frame.index in self.shots:
+            self._held.append(self.shots[frame.index])
+        shots: tuple[ScriptedShot, ...] = ()
+        if self._held and self.gate.is_set():
+            shots, self._held = tuple(self._held), []
+        x_mm = 100.0 + (frame.index % 200) * 10.0
+        on_table = np.array([TrackStatus.ON_TABLE, TrackStatus.ON_TABLE], dtype=object)
+        xy_mm = np.array([[x_mm, 635.0], [1905.0, 635.0]])
+        xy_px = np.array([[50.0, 90.0], [250.0, 90.0]])
+        tracks = TrackSet(
+            frame.index, frame.time_s, np.array([0, 1]), xy_mm, np.zeros((2, 2)), xy_px, on_table
+        )
+        return ScriptedResult(tuple(self.events.get(frame.index, ())), shots, tracks)
+
+
+def break_script(strike: int = 10, end: int = 30) -> ScriptedPipeline:
+    """A legal break: strike, cue on the 1, a pocketed 3, shot end."""
+    events = {
+        strike: [Event(strike, strike / 30, EventKind.STRIKE, (0,))],
+        strike + 3: [Event(strike + 3, (strike + 3) / 30, EventKind.BALL_BALL, (0, 1))],
+        end - 5: [Event(end - 5, (end - 5) / 30, EventKind.BALL_POCKET, (3,), pocket="foot_left")],
+        end: [Event(end, end / 30, EventKind.SHOT_END)],
+    }
+    return ScriptedPipeline(events, {end: ScriptedShot(dict(BREAK_FACTS), strike, end)})
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class RunningServer:
+    url: str
+    token: str
+    app: Any
+
+    @property
+    def ws_url(self) -> str:
+        return self.url.replace("http://", "ws://") + "/ws"
+
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+@contextlib.contextmanager
+def serve(settings: LiveSettings, pipeline: Any = None, **kwargs: Any) -> Iterator[RunningServer]:
+    """A real uvicorn server on 127.0.0.1 in a thread; stopped on exit."""
+    port = free_port()
+    settings = settings.model_copy(update={"port": port, "token": settings.token or "test-token"})
+    if pipeline is not None:
+        kwargs["make_pipeline"] = lambda frame: pipeline
+    app = create_app(settings, **kwargs)
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the live server did not start")
+        time.sleep(0.02)
+    try:
+        yield RunningServer(f"http://127.0.0.1:{port}", settings.token, app)
+    finally:
+        server.should_exit = True
+        thread.join(15)
+
+
+def receive_until(
+    ws: Any, want: str, timeout_s: float = 10.0, where: Mapping[str, Any] | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Read messages until one of type `want` (and matching `where`); returns it and all read."""
+    seen: list[dict[str, Any]] = []
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            kinds = [m.get("type") for m in seen]
+            raise AssertionError(f"no {want!r} message within {timeout_s} s; got {kinds}")
+        message = json.loads(ws.recv(timeout=left))
+        message["received_s"] = time.monotonic()
+        seen.append(message)
+        if message.get("type") == want and all(
+            message.get(k) == v for k, v in (where or {}).items()
+        ):
+            return message, seen
+
+
+def wait_for(predicate: Any, timeout_s: float = 10.0, what: str = "condition") -> Any:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -1,0 +1,200 @@
+"""The live service end to end: a real video file played at its frame rate, a real uvicorn
+server on loopback, real HTTP and websocket clients."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.sync.client import connect
+
+from referee.live.settings import LiveSettings
+from tests.referee.live.helpers import (
+    RunningServer,
+    break_script,
+    receive_until,
+    serve,
+    wait_for,
+    write_video,
+)
+
+FPS = 30.0
+FRAMES = 60
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_video(tmp_path_factory.mktemp("video") / "clip.avi", FRAMES, FPS)
+
+
+def _settings(tmp_path: Path, source: str, **extra: Any) -> LiveSettings:
+    return LiveSettings(source=source, db=tmp_path / "live.sqlite3", realtime=True, **extra)
+
+
+def _start(server: RunningServer, client: httpx.Client) -> int:
+    body = {"players": {"A": "Alice", "B": "Bob"}, "breaker": "A"}
+    response = client.post(f"{server.url}/api/match", json=body, headers=server.auth())
+    assert response.status_code == 201, response.text
+    return int(response.json()["match_id"])
+
+
+def test_video_is_refereed_at_its_frame_rate(tmp_path: Path, video: Path) -> None:
+    pipeline = break_script(strike=10, end=30)
+    pipeline.gate.clear()  # hold the shot until the viewer listens
+    with serve(_settings(tmp_path, str(video)), pipeline) as server, httpx.Client() as client:
+        match_id = _start(server, client)
+        with connect(server.ws_url) as ws:
+            first, _ = receive_until(ws, "state")
+            assert first["match"]["players"] == {"A": "Alice", "B": "Bob"}
+            pipeline.gate.set()
+            call, seen = receive_until(ws, "call")
+            events = [m for m in seen if m["type"] == "event"]
+            assert {"strike", "ball_ball", "ball_pocket", "shot_end"} <= {e["kind"] for e in events}
+            for event in events:  # capture -> websocket on one machine, one monotonic clock
+                assert event["received_s"] - event["captured_s"] < 0.1, event
+            assert call["result"]["foul"] is False
+            assert call["result"]["next_shooter"] == "A"
+            assert call["result"]["remain_pocketed"] == [3]
+            state, _ = receive_until(ws, "state")
+            assert state["match"]["rules_state"]["balls_on_table"] == [1, 2, 4, 5, 6, 7, 8, 9, 10]
+        health = wait_for(
+            lambda: (
+                (h := client.get(f"{server.url}/api/health").json())["source"]["state"] == "ended"
+                and h
+            ),
+            timeout_s=10,
+            what="the video to end",
+        )
+        exported = client.get(f"{server.url}/api/matches/{match_id}/export").json()
+    assert health["source"]["frames"] == FRAMES
+    assert health["source"]["dropped"] == 0
+    assert health["source"]["fps"] == pytest.approx(FPS)
+    assert pipeline.processed == list(range(FRAMES))
+    assert [c["result"]["remain_pocketed"] for c in exported["calls"]] == [[3]]
+    assert {e["kind"] for e in exported["events"]} >= {"strike", "shot_end"}
+    assert [a["kind"] for a in exported["actions"]] == ["shot"]
+
+
+def test_file_source_takes_its_own_duration(tmp_path: Path, video: Path) -> None:
+    pipeline = break_script()
+    with serve(_settings(tmp_path, str(video)), pipeline) as server, httpx.Client() as client:
+        started = time.monotonic()
+        wait_for(
+            lambda: client.get(f"{server.url}/api/health").json()["source"]["state"] == "ended",
+            what="the video to end",
+        )
+        elapsed = time.monotonic() - started
+    assert FRAMES / FPS * 0.8 < elapsed < FRAMES / FPS + 2.0
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Any:
+    with serve(_settings(tmp_path, "none")) as server, httpx.Client() as client:
+        yield server, client
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{}, {"Authorization": "Bearer wrong"}, {"Authorization": "Basic dGVzdA=="}],
+    ids=["missing", "wrong", "not-bearer"],
+)
+def test_operator_actions_need_the_token(api: Any, headers: dict[str, str]) -> None:
+    server, client = api
+    _start(server, client)
+    before = client.get(f"{server.url}/api/state").json()
+    for path, body in [
+        ("/api/declare/call", {"ball": 1, "pocket": "foot_left"}),
+        ("/api/match", {"players": {"A": "X", "B": "Y"}, "breaker": "B"}),
+        ("/api/undo", {}),
+        ("/api/rack", {}),
+    ]:
+        response = client.post(f"{server.url}{path}", json=body, headers=headers)
+        assert response.status_code == 401, (path, response.text)
+    assert client.get(f"{server.url}/api/state").json()["match"] == before["match"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/api/declare/call", {"ball": 11, "pocket": "foot_left"}, "ball"),
+        ("/api/declare/call", {"ball": 3, "pocket": "corner"}, "pocket"),
+        ("/api/declare/call", {"pocket": "foot_left"}, "ball"),
+        ("/api/option", {"choice": "pass"}, "choice"),
+        ("/api/foul", {"foul": "rude"}, "foul"),
+        ("/api/warning", {"player": "C"}, "player"),
+        ("/api/match", {"players": {"A": "X"}, "breaker": "A"}, "B"),
+    ],
+    ids=["ball-range", "pocket-name", "ball-missing", "choice", "foul-name", "player", "players"],
+)
+def test_malformed_bodies_get_422_naming_the_field(
+    api: Any, path: str, body: Any, field: str
+) -> None:
+    server, client = api
+    _start(server, client)
+    response = client.post(f"{server.url}{path}", json=body, headers=server.auth())
+    assert response.status_code == 422
+    assert any(field in error["loc"] for error in response.json()["detail"])
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "words"),
+    [
+        ("/api/option", {"choice": "shoot"}, "no option is pending"),
+        ("/api/declare/push-out", {}, "push-out"),
+        ("/api/warning", {"player": "B"}, "consecutive foul"),
+    ],
+    ids=["option-without-option", "push-out-on-break", "warning-without-fouls"],
+)
+def test_rules_refusals_are_409_with_the_engines_reason(
+    api: Any, path: str, body: Any, words: str
+) -> None:
+    server, client = api
+    _start(server, client)
+    response = client.post(f"{server.url}{path}", json=body, headers=server.auth())
+    assert response.status_code == 409
+    assert words in response.json()["detail"]
+
+
+def test_actions_without_a_match_are_409(api: Any) -> None:
+    server, client = api
+    response = client.post(f"{server.url}/api/undo", headers=server.auth())
+    assert response.status_code == 409
+    assert "no match" in response.json()["detail"]
+
+
+def test_declarations_reach_every_viewer(api: Any) -> None:
+    server, client = api
+    _start(server, client)
+    with connect(server.ws_url) as one, connect(server.ws_url) as two:
+        receive_until(one, "state")
+        receive_until(two, "state")
+        body = {"ball": 1, "pocket": "foot_right"}
+        assert client.post(
+            f"{server.url}/api/declare/call", json=body, headers=server.auth()
+        ).is_success
+        for ws in (one, two):
+            state, _ = receive_until(ws, "state")
+            assert state["match"]["declarations"]["call"] == {**body, "source": "announced"}
+    match = client.get(f"{server.url}/api/matches/1").json()
+    assert match["players"] == {"A": "Alice", "B": "Bob"}
+    assert client.get(f"{server.url}/api/matches/99").status_code == 404
+
+
+def test_mjpeg_stream_sends_jpeg_frames(tmp_path: Path, video: Path) -> None:
+    pipeline = break_script()
+    with (
+        serve(_settings(tmp_path, str(video)), pipeline) as server,
+        httpx.Client() as client,
+        client.stream("GET", f"{server.url}/stream.mjpg", timeout=10) as response,
+    ):
+        assert response.headers["content-type"].startswith("multipart/x-mixed-replace")
+        data = b""
+        for chunk in response.iter_bytes():
+            data += chunk
+            if data.count(b"\xff\xd9") >= 2:
+                break
+    assert data.startswith(b"--frame\r\nContent-Type: image/jpeg")
+    assert b"\xff\xd8" in data  # JPEG start of image
