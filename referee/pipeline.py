@@ -1,0 +1,252 @@
+"""The pipeline of design.md §2 over any frame stream.
+
+`Frame -> Detections -> TrackSet -> Event* -> ShotRecord -> Call`: one `process(frame)` per
+frame runs the detector (searching only around where the tracker expects balls, with a full
+search every so often), the tracker, the event detector, the shot segmenter and, for each
+finished shot, the rules engine. Every stage is timed. Stages are small protocols, so the
+real detector and the synthetic truth detector (fast CPU tests) plug in alike.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import BALL_CENTRE_HEIGHT_MM
+from calibration.io import Calibration
+from referee.declarations import DeclarationLog
+from referee.pipeline_calls import CallConfig, CallStage, ShotInput, ShotResult
+from tracking.types import Event, EventKind, TrackSet, TrackStatus
+from vision.types import Detections, Frame
+
+STAGES = ("detect", "track", "events", "shots", "rules")
+
+
+class Detector(Protocol):
+    def detect(
+        self, frame: Frame, hint_xy_px: NDArray[np.floating] | None = None
+    ) -> Detections: ...
+
+
+class Tracker(Protocol):
+    def update(self, detections: Detections, frame: int, time_s: float) -> TrackSet: ...
+
+
+class EventStage(Protocol):
+    def update(self, trackset: TrackSet) -> list[Event]: ...
+
+
+class Segmenter(Protocol):
+    def update(self, events: list[Event], trackset: TrackSet) -> Sequence[Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineConfig:
+    """Options of every stage, nested (style.md §8).
+
+    Attributes:
+        detector: the detector's config (None: its defaults).
+        tracker: the tracker's config (None: its defaults).
+        events: the event detector's config (None: its defaults).
+        shots: the shot segmenter's config (None: its defaults).
+        calls: the rules stage's options.
+        full_search_every_frames: the detector searches the whole table this often, and
+            otherwise only around the tracked balls. Lowering it finds a returning ball (a
+            spotted 10, a cue ball in hand) sooner but costs time.
+    """
+
+    detector: Any = None
+    tracker: Any = None
+    events: Any = None
+    shots: Any = None
+    calls: CallConfig = field(default_factory=CallConfig)
+    full_search_every_frames: int = 15
+
+
+@dataclass(frozen=True, slots=True)
+class Stages:
+    """Stages to use instead of the defaults built from the config (tests, other trackers).
+
+    Attributes:
+        tracker / events / segmenter: None for the default of that stage.
+        clock: seconds counter for the stage timings.
+    """
+
+    tracker: Tracker | None = None
+    events: EventStage | None = None
+    segmenter: Segmenter | None = None
+    clock: Callable[[], float] = time.perf_counter
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class FrameResult:
+    """What one frame produced.
+
+    Attributes:
+        frame: the frame's index.
+        time_s: its time, seconds.
+        detections: the detector's output.
+        tracks: every ball's state, with `xy_px` filled by projection where the tracker had none.
+        events: events that became certain on this frame (their `frame` may be earlier).
+        shots: shots that finished on this frame, judged.
+        timing_ms: milliseconds spent in each stage of STAGES.
+    """
+
+    frame: int
+    time_s: float
+    detections: Detections
+    tracks: TrackSet
+    events: tuple[Event, ...]
+    shots: tuple[ShotResult, ...]
+    timing_ms: dict[str, float]
+
+
+def shot_input(record: Any) -> ShotInput:
+    """Read a shot segmenter's record into the rules stage's input (duck-typed)."""
+    if isinstance(record, ShotInput):
+        return record
+    facts = record.facts
+    facts_json = facts if isinstance(facts, dict) else facts.to_json()
+    events = tuple(getattr(record, "events", ()))
+    strike_time = getattr(record, "time_strike_s", None)
+    if strike_time is None:
+        strike_time = next((e.time_s for e in events if e.kind is EventKind.STRIKE), 0.0)
+    return ShotInput(
+        frame_strike=int(record.frame_strike),
+        frame_end=int(record.frame_end),
+        time_strike_s=float(strike_time),
+        facts=dict(facts_json),
+        confidence=float(getattr(record, "confidence", 1.0)),
+        events=events,
+        uncertain=tuple(getattr(record, "uncertain", ())),
+    )
+
+
+def _in_play(tracks: TrackSet) -> NDArray[np.bool_]:
+    status = tracks.status
+    mask: NDArray[np.bool_] = (status == TrackStatus.ON_TABLE) | (status == TrackStatus.OCCLUDED)
+    return mask
+
+
+class Pipeline:
+    """Detector -> tracker -> events -> shots -> rules, one frame at a time.
+
+    Args:
+        calibration: the table and camera.
+        config: options of every stage.
+        detector: the detector to use (default: the real `BallDetector`).
+        declarations: the declarations file (default: none; assumptions are stated).
+        stages: tracker, event detector, segmenter or clock to use instead of the defaults.
+    """
+
+    def __init__(
+        self,
+        calibration: Calibration,
+        config: PipelineConfig | None = None,
+        detector: Detector | None = None,
+        declarations: DeclarationLog | None = None,
+        stages: Stages | None = None,
+    ) -> None:
+        self.calibration = calibration
+        self.config = config or PipelineConfig()
+        self.detector = (
+            detector if detector is not None else _default_detector(calibration, self.config)
+        )
+        stages = stages or Stages()
+        self.tracker = stages.tracker or _default_tracker(calibration, self.config)
+        self.events = stages.events or _default_events(calibration, self.config)
+        self.segmenter = stages.segmenter or _default_segmenter(calibration, self.config)
+        self.calls = CallStage(declarations, self.config.calls)
+        self._clock = stages.clock
+        self._hint: NDArray[np.float64] | None = None
+        self.totals_ms = dict.fromkeys(STAGES, 0.0)
+        self.frames = 0
+
+    def process(self, frame: Frame) -> FrameResult:
+        """Run every stage on one frame."""
+        clock = self._clock
+        t0 = clock()
+        detections = self.detector.detect(frame, self._search_hint(frame.index))
+        t1 = clock()
+        tracks = self._with_pixels(self.tracker.update(detections, frame.index, frame.time_s))
+        t2 = clock()
+        events = list(self.events.update(tracks))
+        t3 = clock()
+        records = self.segmenter.update(events, tracks)
+        t4 = clock()
+        shots = tuple(self.calls.judge(shot_input(r)) for r in records)
+        t5 = clock()
+        self._hint = tracks.xy_px[_in_play(tracks)]
+        timing = {
+            stage: 1000.0 * (b - a)
+            for stage, a, b in zip(STAGES, (t0, t1, t2, t3, t4), (t1, t2, t3, t4, t5), strict=True)
+        }
+        for stage, ms in timing.items():
+            self.totals_ms[stage] += ms
+        self.frames += 1
+        return FrameResult(
+            frame.index, frame.time_s, detections, tracks, tuple(events), shots, timing
+        )
+
+    def _search_hint(self, index: int) -> NDArray[np.float64] | None:
+        every = self.config.full_search_every_frames
+        if self._hint is None or len(self._hint) == 0 or (every > 0 and index % every == 0):
+            return None
+        return self._hint
+
+    def _with_pixels(self, tracks: TrackSet) -> TrackSet:
+        """Fill unknown image positions by projecting the table positions."""
+        missing = ~np.isfinite(tracks.xy_px).all(axis=1)
+        if not missing.any():
+            return tracks
+        xy_px = tracks.xy_px.copy()
+        xy_px[missing] = self.calibration.camera.project(
+            tracks.xy_mm[missing], BALL_CENTRE_HEIGHT_MM
+        )
+        return TrackSet(
+            tracks.frame,
+            tracks.time_s,
+            tracks.ball,
+            tracks.xy_mm,
+            tracks.velocity_mm_s,
+            xy_px,
+            tracks.status,
+        )
+
+    def mean_ms(self) -> dict[str, float]:
+        """Mean milliseconds per frame of each stage so far."""
+        return {k: v / max(1, self.frames) for k, v in self.totals_ms.items()}
+
+
+def _default_detector(calibration: Calibration, config: PipelineConfig) -> Detector:
+    from vision.detector import BallDetector
+
+    if config.detector is None:
+        return BallDetector(calibration)
+    return BallDetector(calibration, config.detector)
+
+
+def _default_tracker(calibration: Calibration, config: PipelineConfig) -> Tracker:
+    from tracking.tracker import BallTracker
+
+    table = calibration.table
+    return BallTracker(table) if config.tracker is None else BallTracker(table, config.tracker)
+
+
+def _default_events(calibration: Calibration, config: PipelineConfig) -> EventStage:
+    from tracking.events import EventDetector
+
+    table = calibration.table
+    return EventDetector(table) if config.events is None else EventDetector(table, config.events)
+
+
+def _default_segmenter(calibration: Calibration, config: PipelineConfig) -> Segmenter:
+    from referee.shots import ShotSegmenter
+
+    table = calibration.table
+    return ShotSegmenter(table) if config.shots is None else ShotSegmenter(table, config.shots)

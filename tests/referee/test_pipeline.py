@@ -1,0 +1,189 @@
+"""The pipeline's wiring: stage order and timing, search hints, pixels, calls per shot."""
+
+from __future__ import annotations
+
+from itertools import count
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from calibration.camera import BALL_CENTRE_HEIGHT_MM, CameraModel
+from calibration.io import Calibration
+from calibration.table import TableSpec
+from referee.declarations import parse_declarations
+from referee.pipeline import Pipeline, PipelineConfig, ShotInput, Stages
+from tracking.types import Event, EventKind, TrackSet, TrackStatus
+from vision.types import Detections, Frame
+
+TABLE = TableSpec()
+SIZE = (320, 180)
+
+
+def _calibration() -> Calibration:
+    camera = CameraModel.look_at(
+        (TABLE.length_mm / 2, TABLE.width_mm / 2, 3000.0),
+        (TABLE.length_mm / 2, TABLE.width_mm / 2, 0.0),
+        SIZE,
+        focal_px=200.0,
+    )
+    corners = {k: tuple(camera.project(np.array(v))[0]) for k, v in TABLE.corners_xy_mm().items()}
+    return Calibration(TABLE, camera, corners)  # type: ignore[arg-type]
+
+
+class FakeDetector:
+    def __init__(self) -> None:
+        self.hints: list[NDArray[np.floating] | None] = []
+
+    def detect(self, frame: Frame, hint_xy_px: NDArray[np.floating] | None = None) -> Detections:
+        self.hints.append(hint_xy_px)
+        return Detections.empty()
+
+
+class FakeTracker:
+    """Two balls at rest; the 3 is pocketed from frame 5 on."""
+
+    def update(self, detections: Detections, frame: int, time_s: float) -> TrackSet:
+        status = TrackStatus.POCKETED if frame >= 5 else TrackStatus.ON_TABLE
+        return TrackSet(
+            frame,
+            time_s,
+            np.array([0, 3]),
+            np.array([[635.0, 635.0], [1905.0, 300.0]]),
+            np.zeros((2, 2)),
+            np.array([[100.0, 90.0], [np.nan, np.nan]]),
+            np.array([TrackStatus.ON_TABLE, status], dtype=object),
+        )
+
+
+class ScriptedEvents:
+    def __init__(self, script: dict[int, list[Event]]) -> None:
+        self.script = script
+
+    def update(self, trackset: TrackSet) -> list[Event]:
+        return self.script.get(trackset.frame, [])
+
+
+class ScriptedShots:
+    def __init__(self, script: dict[int, list[ShotInput]]) -> None:
+        self.script = script
+
+    def update(self, events: list[Event], trackset: TrackSet) -> list[Any]:
+        return self.script.get(trackset.frame, [])
+
+
+def _frame(index: int) -> Frame:
+    return Frame(np.zeros((SIZE[1], SIZE[0], 3), np.uint8), index, index / 60.0)
+
+
+BREAK_FACTS = {
+    "first_object_ball_contacted": 1,
+    "cushion_after_first_contact": [2, 3, 4, 5],
+    "object_balls_to_cushion_on_break": 4,
+    "pocketed": [{"ball": 3, "pocket": "foot_left", "frame": 5}],
+}
+POT_FACTS = {
+    "first_object_ball_contacted": 1,
+    "cushion_after_first_contact": [],
+    "pocketed": [{"ball": 1, "pocket": "side_right", "frame": 40}],
+}
+
+
+def _pipeline(
+    shots: dict[int, list[ShotInput]], declarations: str | None = None
+) -> tuple[Pipeline, FakeDetector]:
+    ticks = count()
+    detector = FakeDetector()
+    stages = Stages(
+        tracker=FakeTracker(),
+        events=ScriptedEvents({3: [Event(1, 1 / 60, EventKind.STRIKE, (0,))]}),
+        segmenter=ScriptedShots(shots),
+        clock=lambda: next(ticks) / 1000.0,
+    )
+    log = parse_declarations(declarations) if declarations is not None else None
+    pipeline = Pipeline(
+        _calibration(), PipelineConfig(full_search_every_frames=4), detector, log, stages
+    )
+    return pipeline, detector
+
+
+def test_every_stage_is_timed() -> None:
+    pipeline, _ = _pipeline({})
+    result = pipeline.process(_frame(0))
+    assert result.timing_ms == {
+        s: pytest.approx(1.0) for s in ("detect", "track", "events", "shots", "rules")
+    }
+    assert pipeline.mean_ms()["detect"] == pytest.approx(1.0)
+
+
+def test_detector_searches_around_tracked_balls_with_periodic_full_searches() -> None:
+    pipeline, detector = _pipeline({})
+    for index in range(9):
+        pipeline.process(_frame(index))
+    full = [i for i, hint in enumerate(detector.hints) if hint is None]
+    assert full == [0, 4, 8]
+    assert detector.hints[1] is not None and detector.hints[1].shape == (2, 2)
+    assert detector.hints[6] is not None and detector.hints[6].shape == (1, 2)  # the 3 is down
+
+
+def test_unknown_pixels_are_projected_from_table_positions() -> None:
+    pipeline, _ = _pipeline({})
+    tracks = pipeline.process(_frame(0)).tracks
+    expected = _calibration().camera.project(tracks.xy_mm[1:], BALL_CENTRE_HEIGHT_MM)[0]
+    np.testing.assert_allclose(tracks.xy_px[1], expected)
+    np.testing.assert_allclose(tracks.xy_px[0], [100.0, 90.0])
+
+
+def test_events_pass_through_in_order() -> None:
+    pipeline, _ = _pipeline({})
+    results = [pipeline.process(_frame(i)) for i in range(5)]
+    assert [len(r.events) for r in results] == [0, 0, 0, 1, 0]
+
+
+def _shots() -> dict[int, list[ShotInput]]:
+    return {
+        6: [ShotInput(1, 6, 1 / 60, BREAK_FACTS)],
+        50: [ShotInput(30, 50, 0.5, POT_FACTS, confidence=0.5)],
+    }
+
+
+def test_calls_come_from_the_engine_with_assumptions_stated() -> None:
+    pipeline, _ = _pipeline(_shots())
+    shots = [s for i in range(51) for s in pipeline.process(_frame(i)).shots]
+    assert [s.number for s in shots] == [1, 2]
+    first, second = (s.to_json() for s in shots)
+    assert first["is_break"] and first["call"]["foul"] is False and first["shooter"] == "A"
+    assert first["review"] is False
+    assert second["declarations"]["call"] == {
+        "ball": 1,
+        "pocket": "side_right",
+        "source": "obvious",
+    }
+    assert second["call"]["next_shooter"] == "A"
+    assert any("assumed obvious" in r for r in second["review_reasons"])
+    assert any("confidence 0.50" in r for r in second["review_reasons"])
+
+
+def test_declarations_feed_the_engine() -> None:
+    declarations = (
+        '{"type": "match", "players": {"A": "Ann", "B": "Ben"}, "breaker": "B"}\n'
+        '{"shot": 2, "type": "call", "ball": 2, "pocket": "foot_left"}\n'
+    )
+    pipeline, _ = _pipeline(_shots(), declarations)
+    shots = [s.to_json() for i in range(51) for s in pipeline.process(_frame(i)).shots]
+    assert shots[0]["shooter"] == "B"
+    # the 1 dropped but the 2 was called: pocketed without the call -> D3 option
+    assert shots[1]["call"]["next_shooter"] is None
+    assert shots[1]["call"]["option"]["holder"] == "A"
+    assert not any("assumed" in r for r in shots[1]["review_reasons"])
+
+
+def test_a_ball_already_down_is_ignored_and_flagged() -> None:
+    again = {**POT_FACTS, "pocketed": [{"ball": 3, "pocket": "foot_left", "frame": 40}]}
+    shots = {6: [ShotInput(1, 6, 1 / 60, BREAK_FACTS)], 50: [ShotInput(30, 50, 0.5, again)]}
+    pipeline, _ = _pipeline(shots)
+    second = [s.to_json() for i in range(51) for s in pipeline.process(_frame(i)).shots][1]
+    assert second["facts"]["pocketed"] == [{"ball": 3, "pocket": "foot_left", "frame": 40}]
+    assert second["call"] is not None and second["call"]["remain_pocketed"] == []
+    assert any("already down" in r for r in second["review_reasons"])
