@@ -139,8 +139,14 @@ def fit_camera_report(
     table: TableSpec,
     image_size: tuple[int, int],
     prior: CameraPrior | None = None,
+    check_shape: bool = True,
 ) -> CameraFit:
-    """`fit_camera` with the reprojection error and the assumptions made (same arguments)."""
+    """`fit_camera` with the reprojection error and the assumptions made.
+
+    Same arguments, plus `check_shape`: False returns the best camera even when the corners
+    fit the table's shape badly (for callers that adjust the corners and check afterwards
+    with `check_fit`).
+    """
     prior = prior or CameraPrior()
     width, height = (int(v) for v in image_size)
     if width <= 0 or height <= 0:
@@ -156,8 +162,10 @@ def fit_camera_report(
     camera = _refine(camera, observed, table_xy, estimate_focal=source == "estimated")
     residual = camera.project(table_xy) - observed
     rms = float(np.sqrt(np.mean(np.sum(residual**2, axis=1))))
-    _check_fits(rms, observed, table)
-    return CameraFit(camera, rms, source, assumptions)
+    fit = CameraFit(camera, rms, source, assumptions)
+    if check_shape:
+        check_fit(fit, observed, table)
+    return fit
 
 
 def _principal_point(prior: CameraPrior, image_size: tuple[int, int]) -> tuple[float, float]:
@@ -296,7 +304,10 @@ def _refine(
     return refined if np.sum(result.fun**2) <= before else camera
 
 
-def _check_fits(rms_px: float, observed: FloatArray, table: TableSpec) -> None:
+def check_fit(fit: CameraFit, observed: FloatArray, table: TableSpec) -> None:
+    """Raise CalibrationError when the fit's reprojection error says the (4, 2) corners are
+    not a table of this size (MAX_REPROJECTION_FRACTION of the diagonal, at least 2 px)."""
+    rms_px = fit.reprojection_error_px
     diagonal = float(np.linalg.norm(observed[2] - observed[0]))
     limit = max(2.0, MAX_REPROJECTION_FRACTION * diagonal)
     if rms_px > limit:

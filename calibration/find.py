@@ -1,0 +1,317 @@
+"""Automatic table finding in a frame or a short stretch of video.
+
+1. A temporal median of the frames removes what moves (balls, players, cues).
+2. The cloth is the region of the colour that covers the middle of the frame; a quadrilateral
+   is fitted around it (`calibration.cloth`).
+3. Along each side, straight edges are found to sub-pixel precision; the innermost
+   well-supported one is the cushion nose (`calibration.lines`). The corners are where
+   neighbouring noses meet.
+4. Side pockets tell the long sides from the short ones; a rule (overridable) and the rack pick
+   the head (`calibration.orientation`).
+5. The camera is fitted to the corners (`calibration.fit`). Where the camera is outside a
+   cushion's line (a broadcast camera behind the head rail), that cushion's visible edge is
+   its nose, above the cloth: the line is moved down to the cloth plane and the camera refitted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import CameraModel, FloatArray
+from calibration.cloth import (
+    TableNotFoundError,
+    find_cloth,
+    intersect,
+    lab_image,
+    line_through,
+    median_frame,
+)
+from calibration.fit import CameraFit, CameraPrior, check_fit, fit_camera_report
+from calibration.io import CORNER_NAMES, Calibration, CalibrationError
+from calibration.lines import EdgeLine, side_lines
+from calibration.orientation import head_side, pocket_darkness, rack_end
+from calibration.table import TableSpec
+
+__all__ = ["FindOptions", "TableFinding", "TableNotFoundError", "find_table"]
+
+WORKING_SIZE_PX = 1920
+"""Frames larger than this (longest side) are searched at this size; corners are scaled back."""
+
+CUSHION_BAND = 0.08
+"""How deep inside the cloth boundary the cushion nose is looked for, as a share of the
+distance to the opposite side (a cushion is about 4% of the width). Raising it reaches past
+wider cushions, and toward markings on the bed."""
+
+POCKET_EVIDENCE = 12.0
+"""Lightness difference (Lab) between the long- and short-side middles above which side pockets
+decide which sides are long; below it the camera fit decides."""
+
+SIDE_NAMES = ("head", "right", "foot", "left")
+"""Sides in table order: head_left->head_right is the head, then right, foot, left."""
+
+
+@dataclass(frozen=True, slots=True)
+class FindOptions:
+    """How to find the table.
+
+    Attributes:
+        head: "left", "right", "top" or "bottom": where the head (breaking end) is in the
+            image; None for the default rule (left when the table lies across the frame,
+            bottom when it runs up it), cross-checked with the rack.
+        prior: what is known of the camera (focal, distortion, height).
+        nose_height_mm: height of the cushion nose above the cloth (WPA: 63.5% of the ball
+            diameter); 0 treats every found edge as lying on the cloth.
+    """
+
+    head: str | None = None
+    prior: CameraPrior = field(default_factory=CameraPrior)
+    nose_height_mm: float = 36.3
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TableFinding:
+    """A found table with its evidence.
+
+    Attributes:
+        calibration: corners, fitted camera and (in `extra`) the fit's figures.
+        fit: the camera fit (reprojection error, assumptions).
+        confidence: 0..1, how much to trust it (edge support, pockets, fit).
+        cloth_px: (4, 2) float64 corners of the cloth region's quadrilateral, px.
+        lines: per side in SIDE_NAMES order, the cushion nose line used (None: fell back to
+            the cloth boundary).
+        notes: what the finder decided and why, for a person to read.
+    """
+
+    calibration: Calibration
+    fit: CameraFit
+    confidence: float
+    cloth_px: FloatArray
+    lines: tuple[EdgeLine | None, ...]
+    notes: tuple[str, ...]
+
+
+def find_table(
+    frames: Sequence[NDArray[np.uint8]],
+    table: TableSpec,
+    options: FindOptions | None = None,
+) -> TableFinding:
+    """Find the table in one or more BGR uint8 frames of a fixed camera.
+
+    Args:
+        frames: (H, W, 3) uint8 BGR frames, all the same size; several are combined by a
+            temporal median (10-30 spread over a few seconds remove moving balls and people).
+        table: the table's playing-surface size.
+        options: head rule, camera prior, cushion nose height.
+
+    Raises:
+        TableNotFoundError: no cloth region with four straight sides, or no camera fits it.
+    """
+    options = options or FindOptions()
+    full = median_frame(list(frames))
+    image, scale = _working_image(full)
+    region = find_cloth(image)
+    lab = lab_image(image)
+    nose, found = _nose_lines(lab, region.outer_px)
+    corners = np.array([intersect(nose[k - 1], nose[k]) for k in range(4)])
+    long_first, pocket_note = _long_sides(lab, region.outer_px, corners, table, options)
+    notes = [pocket_note]
+    order, head_note = _table_order(corners, long_first, options.head)
+    notes.append(head_note)
+    fit, corners_full = _fit(corners[order], scale, full.shape, table, options)
+    if options.head is None:
+        fit, corners_full, order, note = _rack_check(
+            full, fit, corners, order, (scale, table, options)
+        )
+        notes += [note] if note else []
+    lines = tuple(found[(int(order[0]) + k) % 4] for k in range(4))
+    fit, corners_full, note = _nose_height(fit, corners_full, lines, table, options)
+    notes += [note] if note else []
+    try:
+        check_fit(fit, corners_full, table)
+    except CalibrationError as error:
+        raise TableNotFoundError(f"the quadrilateral found is not this table: {error}") from None
+    confidence = _confidence(lines, fit)
+    named = {n: (float(u), float(v)) for n, (u, v) in zip(CORNER_NAMES, corners_full, strict=True)}
+    extra = {**fit.as_json(), "finder": {"confidence": round(confidence, 3), "notes": notes}}
+    calibration = Calibration(table=table, camera=fit.camera, corners_px=named, extra=extra)
+    cloth_full = _to_full(region.outer_px, scale)
+    return TableFinding(calibration, fit, confidence, cloth_full, lines, tuple(notes))
+
+
+def _working_image(image: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], float]:
+    longest = max(image.shape[:2])
+    if longest <= WORKING_SIZE_PX:
+        return image, 1.0
+    scale = WORKING_SIZE_PX / longest
+    size = (round(image.shape[1] * scale), round(image.shape[0] * scale))
+    small = np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
+    return small, image.shape[1] / size[0]
+
+
+def _to_full(points: FloatArray, scale: float) -> FloatArray:
+    """Working-image pixels to full-frame pixels (pixel centres at integers in both)."""
+    out: FloatArray = (points + 0.5) * scale - 0.5
+    return out
+
+
+def _nose_lines(
+    lab: NDArray[np.float32], outer: FloatArray
+) -> tuple[list[FloatArray], list[EdgeLine | None]]:
+    """Per side of the cloth quad (side k runs corner k -> k+1): the nose line and its edge."""
+    lines: list[FloatArray] = []
+    found: list[EdgeLine | None] = []
+    for k in range(4):
+        start, end = outer[k], outer[(k + 1) % 4]
+        opposite = line_through(outer[(k + 2) % 4], outer[(k + 3) % 4])
+        middle = 0.5 * (start + end)
+        depth = CUSHION_BAND * abs(float(opposite @ np.array([middle[0], middle[1], 1.0])))
+        candidates = side_lines(lab, start, end, depth)
+        if candidates:
+            best = max(candidates, key=lambda edge: edge.inset_px)
+            lines.append(best.line)
+            found.append(best)
+        else:
+            lines.append(line_through(start, end))
+            found.append(None)
+    return lines, found
+
+
+def _long_sides(
+    lab: NDArray[np.float32],
+    outer: FloatArray,
+    corners: FloatArray,
+    table: TableSpec,
+    options: FindOptions,
+) -> tuple[bool, str]:
+    """Whether sides 0 and 2 of the quad are the long ones (else 1 and 3), and why."""
+    darkness = [pocket_darkness(lab, outer[k], outer[(k + 1) % 4]) for k in range(4)]
+    evidence = (darkness[0] + darkness[2]) - (darkness[1] + darkness[3])
+    if abs(evidence) >= POCKET_EVIDENCE:
+        which = "first" if evidence > 0 else "second"
+        return evidence > 0, f"side pockets ({abs(evidence):.0f} darker) mark the {which} pair"
+    errors = []
+    for long_first in (True, False):
+        order, _ = _table_order(corners, long_first, None)
+        try:
+            shape = (lab.shape[0], lab.shape[1], 3)
+            errors.append(_fit(corners[order], 1.0, shape, table, options)[0].reprojection_error_px)
+        except CalibrationError:
+            errors.append(np.inf)
+    if not np.isfinite(min(errors)):
+        raise TableNotFoundError("the quadrilateral found fits no camera view of this table")
+    return bool(errors[0] <= errors[1]), (
+        f"no clear side pockets; the table shape fits best with that pair long "
+        f"(reprojection {min(errors):.2f} px against {max(errors):.2f} px)"
+    )
+
+
+def _table_order(
+    corners: FloatArray, long_first: bool, head: str | None
+) -> tuple[NDArray[np.int64], str]:
+    """Corner indices in CORNER_NAMES order and the head rule used.
+
+    The quad's corners already turn the way the table's corner names do, so naming is a
+    rotation: the head side k (corners k, k+1) gives head_left = k, head_right = k + 1.
+    """
+    short = (1, 3) if long_first else (0, 2)
+    midpoints = np.array([0.5 * (corners[k] + corners[(k + 1) % 4]) for k in short])
+    index, rule = head_side(midpoints, head)
+    start = short[index]
+    return np.array([(start + k) % 4 for k in range(4)], dtype=np.int64), rule
+
+
+def _fit(
+    corners: FloatArray,
+    scale: float,
+    shape: tuple[int, ...],
+    table: TableSpec,
+    options: FindOptions,
+) -> tuple[CameraFit, FloatArray]:
+    full = _to_full(corners, scale)
+    size = (int(shape[1]), int(shape[0]))
+    margin = np.array(size, dtype=np.float64) - 0.5
+    clipped = np.clip(full, -0.5, margin)
+    if np.max(np.abs(clipped - full)) > 3.0:
+        raise TableNotFoundError("a table corner falls outside the frame: the table is cut off")
+    named = {n: (float(u), float(v)) for n, (u, v) in zip(CORNER_NAMES, clipped, strict=True)}
+    try:
+        fit = fit_camera_report(named, table, size, options.prior, check_shape=False)
+    except CalibrationError as error:
+        raise TableNotFoundError(f"the quadrilateral found is not this table: {error}") from None
+    return fit, clipped
+
+
+def _rack_check(
+    image: NDArray[np.uint8],
+    fit: CameraFit,
+    corners: FloatArray,
+    order: NDArray[np.int64],
+    context: tuple[float, TableSpec, FindOptions],
+) -> tuple[CameraFit, FloatArray, NDArray[np.int64], str | None]:
+    """Swap head and foot when a rack stands at the end the rule called the head."""
+    scale, table, options = context
+    if rack_end(image, fit.camera, table) != "head":
+        return fit, _to_full(corners[order], scale), order, None
+    flipped = np.roll(order, 2)
+    refit, full = _fit(corners[flipped], scale, image.shape, table, options)
+    return (
+        refit,
+        full,
+        flipped,
+        "a rack stands at the end the rule named head: head and foot swapped",
+    )
+
+
+def _nose_height(
+    fit: CameraFit,
+    corners: FloatArray,
+    lines: tuple[EdgeLine | None, ...],
+    table: TableSpec,
+    options: FindOptions,
+) -> tuple[CameraFit, FloatArray, str | None]:
+    """Move the lines of cushions whose face the camera cannot see down to the cloth."""
+    if options.nose_height_mm <= 0:
+        return fit, corners, None
+    moved: list[str] = []
+    seen = corners
+    for _ in range(3):
+        outside = _outside_sides(fit.camera, table)
+        if not any(outside):
+            break
+        corners = _lowered_corners(fit.camera, seen, outside, options.nose_height_mm)
+        named = {n: (float(u), float(v)) for n, (u, v) in zip(CORNER_NAMES, corners, strict=True)}
+        fit = fit_camera_report(named, table, fit.camera.image_size, options.prior, False)
+        moved = [SIDE_NAMES[k] for k in range(4) if outside[k]]
+    if not moved:
+        return fit, corners, None
+    return fit, corners, f"camera behind the {', '.join(moved)} cushion(s): nose edge lowered"
+
+
+def _outside_sides(camera: CameraModel, table: TableSpec) -> list[bool]:
+    x, y, _ = camera.centre_mm
+    return [x < 0.0, y > table.width_mm, x > table.length_mm, y < 0.0]
+
+
+def _lowered_corners(
+    camera: CameraModel, corners: FloatArray, outside: list[bool], nose_height_mm: float
+) -> FloatArray:
+    """Corners after replacing each outside side's nose line by its footprint on the cloth."""
+    lines = []
+    for k in range(4):
+        ends = np.array([corners[k], corners[(k + 1) % 4]])
+        if outside[k]:
+            on_nose = camera.to_table(ends, nose_height_mm)
+            ends = camera.project(on_nose, 0.0)
+        lines.append(line_through(ends[0], ends[1]))
+    out: FloatArray = np.array([intersect(lines[k - 1], lines[k]) for k in range(4)])
+    return out
+
+
+def _confidence(lines: tuple[EdgeLine | None, ...], fit: CameraFit) -> float:
+    support = min((line.support if line is not None else 0.0) for line in lines)
+    return float(np.clip(support / 0.8, 0.0, 1.0) * np.exp(-fit.reprojection_error_px / 3.0))

@@ -1,0 +1,86 @@
+"""find_table on frames drawn under known cameras: corners to sub-pixel, any cloth colour."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.camera import CameraModel
+from calibration.find import FindOptions, TableNotFoundError, find_table
+from calibration.io import CORNER_NAMES
+from tests.calibration.cameras import IMAGE_SIZE, TABLE, corners_of, preset_cameras
+from tests.calibration.drawn import draw_table
+
+BALLS_MM = np.array([[600.0, 600.0], [1900.0, 600.0], [1920.0, 640.0], [300.0, 100.0]])
+CASES = [
+    ("top", "green"),
+    ("top", "grey"),
+    ("tilted", "blue"),
+    ("broadcast", "red"),
+    ("broadcast", "green"),
+    ("corner", "grey"),
+    ("corner", "blue"),
+]
+
+
+def _corner_errors_px(found: dict[str, tuple[float, float]], camera: CameraModel) -> list[float]:
+    truth = corners_of(camera)
+    return [float(np.hypot(*np.subtract(found[n], truth[n]))) for n in CORNER_NAMES]
+
+
+@pytest.mark.parametrize(("preset", "cloth"), CASES, ids=[f"{p}-{c}" for p, c in CASES])
+def test_corners_are_found_within_a_pixel(preset: str, cloth: str) -> None:
+    camera = preset_cameras()[preset]
+    frame = draw_table(camera, TABLE, cloth, BALLS_MM)
+    finding = find_table([frame], TABLE)
+    assert max(_corner_errors_px(finding.calibration.corners_px, camera)) < 1.0
+    assert finding.confidence > 0.5
+    assert finding.fit.reprojection_error_px < 1.0
+
+
+def test_median_of_a_clip_removes_a_player_leaning_over_the_rail() -> None:
+    camera = preset_cameras()["tilted"]
+    frames = []
+    for k in range(7):
+        frame = draw_table(camera, TABLE, "green", BALLS_MM + 150.0 * k, seed=k)
+        u = 150 + 160 * k
+        frame[0:260, u : u + 120] = (40, 50, 60)  # a dark sleeve across the far rail
+        frames.append(frame)
+    finding = find_table(frames, TABLE)
+    assert max(_corner_errors_px(finding.calibration.corners_px, camera)) < 1.0
+
+
+@pytest.mark.parametrize("head", ["left", "right"], ids=["left", "right"])
+def test_head_rule_names_the_corners(head: str) -> None:
+    hint = (1.0, 0.0, 0.0) if head == "left" else (-1.0, 0.0, 0.0)
+    middle = (TABLE.length_mm / 2, TABLE.width_mm / 2, 0.0)
+    camera = CameraModel.look_at((middle[0], middle[1], 2800.0), middle, IMAGE_SIZE, 1100.0, hint)
+    frame = draw_table(camera, TABLE, "blue")
+    finding = find_table([frame], TABLE, FindOptions(head=head))
+    assert max(_corner_errors_px(finding.calibration.corners_px, camera)) < 1.0
+
+
+def test_rack_at_the_left_puts_the_head_on_the_right() -> None:
+    middle = (TABLE.length_mm / 2, TABLE.width_mm / 2, 0.0)
+    camera = CameraModel.look_at(
+        (middle[0], middle[1], 2800.0), middle, IMAGE_SIZE, 1100.0, (-1.0, 0.0, 0.0)
+    )
+    rack = np.array(list(TABLE.rack_positions_mm().values()))
+    frame = draw_table(camera, TABLE, "green", rack)
+    finding = find_table([frame], TABLE)
+    assert max(_corner_errors_px(finding.calibration.corners_px, camera)) < 1.0
+    assert any("rack" in note for note in finding.notes)
+
+
+def test_a_frame_without_a_table_is_refused() -> None:
+    rng = np.random.default_rng(0)
+    noise = rng.integers(0, 255, size=(720, 1280, 3), dtype=np.uint8)
+    with pytest.raises(TableNotFoundError):
+        find_table([noise], TABLE)
+
+
+def test_a_table_cut_off_by_the_frame_is_refused() -> None:
+    middle = (TABLE.length_mm / 2, TABLE.width_mm / 2, 0.0)
+    camera = CameraModel.look_at((middle[0], middle[1], 1500.0), middle, IMAGE_SIZE, 1100.0)
+    with pytest.raises(TableNotFoundError):
+        find_table([draw_table(camera, TABLE, "green")], TABLE)
