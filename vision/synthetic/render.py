@@ -1,0 +1,247 @@
+"""Renders synthetic frames: the static table once, then per-frame ball sprites and overlays.
+
+A ball's centre is drawn exactly at `CameraModel.project(xy_mm, height)` with the apparent
+radius `CameraModel.ball_radius_px`; its edge is anti-aliased by analytic pixel coverage, so
+the coverage-weighted centroid of an unshaded ball is its projected centre. Shading uses a
+per-ball orthographic view (the sphere's outline is drawn as a circle): the body normal of
+each pixel is rotated by the ball's orientation to look up stripes and numbers.
+
+Motion blur: a ball given several sub-frame samples is drawn at each and the coverage and
+colour are averaged. Sensor noise comes from a small bank of pre-drawn noise images so that
+a 1280x720 frame costs a few milliseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import CameraModel
+from calibration.table import TableSpec
+from vision.synthetic.balls import BallAlbedo
+from vision.synthetic.table_image import Lighting, render_table
+
+FloatArray = NDArray[np.float64]
+NOISE_BANK = 6
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class BallPoses:
+    """The balls to draw in one frame, columnar.
+
+    Attributes:
+        ball: (N,) int64 ball classes.
+        centre_mm: (N, S, 3) float64 sub-frame samples of the centre: table x, y and height
+            above the cloth, mm (S = 1 draws a sharp ball; more samples blur it).
+        orientation: (N, S, 3, 3) float64 body -> table-axes rotations per sample.
+        scale: (N,) float64 radius factor (1 on the table; below 1 while dropping in a pocket).
+        shade: (N,) float64 brightness factor (1 on the table; darker inside a pocket).
+    """
+
+    ball: NDArray[np.int64]
+    centre_mm: FloatArray
+    orientation: FloatArray
+    scale: FloatArray
+    shade: FloatArray
+
+    def __post_init__(self) -> None:
+        n = len(self.ball)
+        samples = self.centre_mm.shape[1] if self.centre_mm.ndim == 3 else 0
+        expected = {
+            "centre_mm": (n, samples, 3),
+            "orientation": (n, samples, 3, 3),
+            "scale": (n,),
+            "shade": (n,),
+        }
+        for name, shape in expected.items():
+            if np.shape(getattr(self, name)) != shape:
+                raise ValueError(
+                    f"BallPoses.{name} must have shape {shape}, got {np.shape(getattr(self, name))}"
+                )
+
+    def __len__(self) -> int:
+        return len(self.ball)
+
+    @classmethod
+    def empty(cls) -> BallPoses:
+        return cls(
+            np.zeros(0, np.int64),
+            np.zeros((0, 1, 3)),
+            np.zeros((0, 1, 3, 3)),
+            np.zeros(0),
+            np.zeros(0),
+        )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Overlay:
+    """Something above the table drawn over the balls (cue stick, arm, hand).
+
+    Attributes:
+        points_mm: (K, 3) polygon vertices: table x, y and height above the cloth, mm.
+        colour: BGR fill colour.
+    """
+
+    points_mm: FloatArray
+    colour: tuple[int, int, int]
+
+
+@dataclass(slots=True)
+class Renderer:
+    """Draws frames of one table seen by one camera.
+
+    Args:
+        camera: the camera (pinhole, no distortion).
+        table: the table.
+        cloth: cloth colour name (`table_image.CLOTH_BGR`).
+        ball_set: "standard" or "tv".
+        lighting: lamp, gain and sensor noise.
+        seed: seeds the cloth weave and the noise bank.
+    """
+
+    camera: CameraModel
+    table: TableSpec
+    cloth: str = "green"
+    ball_set: str = "standard"
+    lighting: Lighting = field(default_factory=Lighting)
+    seed: int = 0
+    background: NDArray[np.uint8] = field(init=False)
+    _albedo: BallAlbedo = field(init=False)
+    _noise: list[NDArray[np.int16]] = field(init=False)
+    _light_cam: FloatArray = field(init=False)
+    _rng: np.random.Generator = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._rng = np.random.default_rng(self.seed)
+        self.background = render_table(
+            self.camera, self.table, self.cloth, self.lighting, self._rng
+        )
+        self._albedo = BallAlbedo.create(self.ball_set)
+        width, height = self.camera.image_size
+        sigma = self.lighting.noise_sigma
+        self._noise = [
+            np.round(self._rng.normal(0.0, sigma, (height, width, 3))).astype(np.int16)
+            for _ in range(NOISE_BANK if sigma > 0 else 0)
+        ]
+        x, y, up = self.lighting.light_dir
+        direction = np.array([x, y, -up], dtype=np.float64)  # table axes, z down
+        self._light_cam = self.camera.rotation @ (direction / np.linalg.norm(direction))
+
+    def render(
+        self, poses: BallPoses, overlays: tuple[Overlay, ...] = (), frame_index: int = 0
+    ) -> NDArray[np.uint8]:
+        """(H, W, 3) uint8 BGR frame with the balls, overlays and sensor noise."""
+        image = self.background.copy()
+        order: list[int] = []
+        if len(poses):
+            order = [int(i) for i in np.argsort(-self.camera.depth_mm(poses.centre_mm[:, 0, :2]))]
+        for index in order:
+            self._draw_shadow(image, poses.centre_mm[index])
+        for index in order:
+            self._draw_ball(image, poses, int(index))
+        for overlay in overlays:
+            self._draw_overlay(image, overlay)
+        if self._noise:
+            noise = self._noise[frame_index % len(self._noise)]
+            image = np.clip(image.astype(np.int16) + noise, 0, 255).astype(np.uint8)
+        return image
+
+    def _draw_overlay(self, image: NDArray[np.uint8], overlay: Overlay) -> None:
+        points = overlay.points_mm
+        uv = self.camera.project(points[:, :2], points[:, 2])
+        if np.any(self.camera.depth_mm(points[:, :2], points[:, 2]) <= 0):
+            return
+        cv2.fillPoly(
+            image, [np.round(uv * 16).astype(np.int32)], overlay.colour, cv2.LINE_AA, shift=4
+        )
+
+    def _draw_shadow(self, image: NDArray[np.uint8], centre_mm: FloatArray) -> None:
+        radius_mm = self.table.ball_radius_mm
+        x, y, up = self.lighting.light_dir
+        offset = -np.array([x, y]) / max(up, 1e-6) * (centre_mm[0, 2] + radius_mm * 0.3)
+        xy = centre_mm[:, :2].mean(axis=0, keepdims=True) + offset
+        uv = self.camera.project(xy, 0.0)[0]
+        radius = float(self.camera.ball_radius_px(xy, radius_mm)[0]) * 1.05
+        box = _box(uv, radius * 1.6, image.shape)
+        if box is None:
+            return
+        (u0, u1), (v0, v1) = box
+        gu, gv = np.meshgrid(np.arange(u0, u1), np.arange(v0, v1))
+        distance2 = ((gu - uv[0]) ** 2 + (gv - uv[1]) ** 2) / (radius * radius)
+        gain = 1.0 - 0.55 * np.exp(-1.6 * distance2**2)
+        patch = image[v0:v1, u0:u1].astype(np.float32) * gain[..., None].astype(np.float32)
+        image[v0:v1, u0:u1] = np.clip(patch, 0, 255).astype(np.uint8)
+
+    def _draw_ball(self, image: NDArray[np.uint8], poses: BallPoses, index: int) -> None:
+        centres = poses.centre_mm[index]
+        uvs = self.camera.project(centres[:, :2], centres[:, 2])
+        radii = self.camera.ball_radius_px(centres[:, :2], self.table.ball_radius_mm)
+        radii = radii * poses.scale[index]
+        reach = float(np.max(np.linalg.norm(uvs - uvs.mean(axis=0), axis=1))) + radii.max()
+        box = _box(uvs.mean(axis=0), reach, image.shape)
+        if box is None:
+            return
+        (u0, u1), (v0, v1) = box
+        gu, gv = np.meshgrid(
+            np.arange(u0, u1, dtype=np.float64), np.arange(v0, v1, dtype=np.float64)
+        )
+        colour_sum = np.zeros((*gu.shape, 3))
+        alpha_sum = np.zeros(gu.shape)
+        for sample in range(len(uvs)):
+            colour, alpha = self._sprite(
+                int(poses.ball[index]),
+                gu - uvs[sample, 0],
+                gv - uvs[sample, 1],
+                float(radii[sample]),
+                poses.orientation[index, sample],
+            )
+            colour_sum += colour * alpha[..., None]
+            alpha_sum += alpha
+        samples = len(uvs)
+        alpha_mean = alpha_sum / samples
+        colour_mean = colour_sum / samples * 255.0 * poses.shade[index]
+        patch = image[v0:v1, u0:u1].astype(np.float64)
+        blended = patch * (1.0 - alpha_mean[..., None]) + colour_mean
+        image[v0:v1, u0:u1] = np.clip(blended, 0, 255).astype(np.uint8)
+
+    def _sprite(
+        self, ball: int, du: FloatArray, dv: FloatArray, radius: float, orientation: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """Shaded colour (h, w, 3) 0..1 and analytic coverage (h, w) of one sharp ball."""
+        distance = np.sqrt(du * du + dv * dv)
+        alpha = np.clip(radius - distance + 0.5, 0.0, 1.0)
+        colour = np.zeros((*du.shape, 3))
+        inside = alpha > 0
+        if not inside.any():
+            return colour, alpha
+        x = du[inside] / radius
+        y = dv[inside] / radius
+        z = -np.sqrt(np.clip(1.0 - x * x - y * y, 0.0, 1.0))
+        normal_cam = np.column_stack([x, y, z])
+        normal_cam /= np.linalg.norm(normal_cam, axis=1, keepdims=True)
+        normal_body = normal_cam @ self.camera.rotation @ orientation  # O^T R^T n
+        albedo = self._albedo.sample(ball, normal_body)
+        lambert = np.clip(normal_cam @ self._light_cam, 0.0, 1.0)
+        half = self._light_cam + np.array([0.0, 0.0, -1.0])
+        half /= np.linalg.norm(half)
+        specular = np.clip(normal_cam @ half, 0.0, 1.0) ** 60 * 0.9
+        gain = self.lighting.brightness * (0.3 + 0.8 * lambert)
+        colour[inside] = albedo * gain[:, None] + specular[:, None]
+        return colour, alpha
+
+
+def _box(
+    centre_uv: FloatArray, reach_px: float, shape: tuple[int, ...]
+) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """Integer pixel ranges [u0, u1) x [v0, v1) covering a disc, clipped to the image."""
+    height, width = shape[:2]
+    u0 = max(0, int(np.floor(centre_uv[0] - reach_px - 1)))
+    u1 = min(width, int(np.ceil(centre_uv[0] + reach_px + 2)))
+    v0 = max(0, int(np.floor(centre_uv[1] - reach_px - 1)))
+    v1 = min(height, int(np.ceil(centre_uv[1] + reach_px + 2)))
+    if u0 >= u1 or v0 >= v1:
+        return None
+    return (u0, u1), (v0, v1)
