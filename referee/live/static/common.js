@@ -21,8 +21,9 @@ const Tenball = (() => {
     return node;
   }
 
-  // The table seen from above, head (break end) on the left, left cushion at the bottom:
-  // table x (0..L) runs left to right, table y (0..W) runs bottom to top.
+  // The table seen from above, head (break end) on the left: table x (0..L) runs left to
+  // right and table y (0..W) top to bottom, so a player at the head looking at the foot has
+  // the left cushion (y = 0) on his left, at the top of the picture.
   function pocketXY(name, table) {
     const L = table.length_mm, W = table.width_mm;
     return {
@@ -41,7 +42,7 @@ const Tenball = (() => {
     let balls = [];
     let highlightedPocket = null, selectedBall = null, calledPocket = null;
 
-    function toSvg(x, y) { return [x + rail, table.width_mm - y + rail]; }
+    function toSvg(x, y) { return [x + rail, y + rail]; }
 
     function draw() {
       while (svg.firstChild) svg.removeChild(svg.firstChild);
@@ -72,7 +73,7 @@ const Tenball = (() => {
     function drawBalls() {
       const layer = layers.balls;
       while (layer.firstChild) layer.removeChild(layer.firstChild);
-      const r = 28.6 * 1.25;
+      const r = 28.6 * 1.6;  // drawn larger than life to read at overlay size
       for (const b of balls) {
         if (b.status && b.status !== "on_table" && b.status !== "occluded") continue;
         const [x, y] = toSvg(b.x_mm, b.y_mm);

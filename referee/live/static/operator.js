@@ -198,7 +198,7 @@
   function renderSource(s) {
     const pill = $("source");
     pill.textContent = Tenball.sourceText(s);
-    pill.className = `pill ${s.state === "live" || s.state === "ended" ? "ok" : "bad"}`;
+    pill.className = `pill ${["live", "ended", "none"].includes(s.state) ? "ok" : "bad"}`;
   }
 
   Tenball.connect((msg) => {

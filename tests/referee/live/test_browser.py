@@ -1,0 +1,109 @@
+"""A real headless chromium loads the overlay and the operator page and sees a call appear.
+
+Needs Debian's `chromium` package (CI installs it through scripts/setup.sh); skips, saying so,
+where it is absent. Screenshots are kept in the test's tmp folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import httpx
+import pytest
+
+from referee.live.settings import LiveSettings
+from tests.referee.live.cdp import Browser, find_chromium
+from tests.referee.live.helpers import break_script, serve, write_video
+
+CHROMIUM = find_chromium()
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="chromium is not installed (Debian package 'chromium')"
+)
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    assert CHROMIUM is not None
+    page = Browser(CHROMIUM)
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+def _keep(path: Path) -> None:
+    """Copy a screenshot where a person can look at it, when asked to."""
+    folder = os.environ.get("TENBALL_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(folder) / path.name)
+
+
+def test_overlay_shows_the_match_and_animates_a_call_in(tmp_path: Path, browser: Browser) -> None:
+    video = write_video(tmp_path / "clip.avi", frames=240, fps=30.0)
+    pipeline = break_script(strike=10, end=30)
+    pipeline.gate.clear()
+    settings = LiveSettings(source=str(video), db=tmp_path / "live.sqlite3", realtime=True)
+    with serve(settings, pipeline) as server:
+        body = {"players": {"A": "Alice", "B": "Bob"}, "breaker": "A"}
+        httpx.post(f"{server.url}/api/match", json=body, headers=server.auth()).raise_for_status()
+        browser.navigate(f"{server.url}/overlay")
+        browser.wait_for("document.querySelector('#player-A .name').textContent === 'Alice'")
+        browser.wait_for("document.querySelector('#player-A').classList.contains('turn')")
+        browser.wait_for("document.querySelectorAll('#table-wrap .ball').length === 2",
+                         what="the balls on the table diagram")  # fmt: skip
+        assert browser.evaluate("document.getElementById('call').classList.contains('hidden')")
+        pipeline.gate.set()
+        browser.wait_for("!document.getElementById('call').classList.contains('hidden')",
+                         what="the call to appear")  # fmt: skip
+        headline = browser.evaluate("document.getElementById('call-headline').textContent")
+        detail = browser.evaluate("document.getElementById('call-detail').textContent")
+        browser.evaluate("new Promise(r => setTimeout(r, 600))")  # let the slide-in finish
+        shot = _keep_shot(browser, tmp_path / "overlay.png", transparent=True)
+    assert headline == "Legal – continues"
+    assert "3" in detail
+    image = cv2.imread(str(shot), cv2.IMREAD_UNCHANGED)
+    assert image.shape[2] == 4, "the screenshot has no alpha channel"
+    assert image[360, 300, 3] == 0, "the overlay background is not transparent"
+    assert image[:, :, 3].max() == 255, "nothing was drawn"
+
+
+def _keep_shot(browser: Browser, path: Path, transparent: bool = False) -> Path:
+    browser.screenshot(path, transparent)
+    _keep(path)
+    return path
+
+
+def test_operator_page_declares_a_call_by_tapping(tmp_path: Path, browser: Browser) -> None:
+    settings = LiveSettings(source="none", db=tmp_path / "live.sqlite3")
+    with serve(settings) as server:
+        body = {"players": {"A": "Alice", "B": "Bob"}, "breaker": "B"}
+        httpx.post(f"{server.url}/api/match", json=body, headers=server.auth()).raise_for_status()
+        browser.emulate_phone()
+        browser.navigate(f"{server.url}/operator?token={server.token}")
+        browser.wait_for("document.querySelector('#p-B').classList.contains('turn')")
+        browser.evaluate("document.querySelector('#balls button[data-ball=\"1\"]').click()")
+        browser.evaluate(
+            "document.querySelector('.pocket[data-pocket=\"foot_right\"]')"
+            ".dispatchEvent(new MouseEvent('click', {bubbles: true}))"
+        )
+        declared = "document.getElementById('declared').textContent"
+        browser.wait_for(f"{declared}.includes('1 in foot right')", what="the declared call")
+        state = httpx.get(f"{server.url}/api/state").json()
+        sizes = browser.evaluate(
+            "[...document.querySelectorAll('button')].filter(b => b.offsetParent)"
+            ".map(b => Math.min(b.getBoundingClientRect().width, b.getBoundingClientRect().height))"
+        )
+        _keep_shot(browser, tmp_path / "operator.png")
+        page_without_token = browser.evaluate(
+            "fetch('/api/undo', {method: 'POST'}).then(r => r.status)"
+        )
+    assert state["match"]["declarations"]["call"] == {
+        "ball": 1, "pocket": "foot_right", "source": "announced"
+    }  # fmt: skip
+    assert min(sizes) >= 36, "touch targets must be big enough for a phone"
+    assert page_without_token == 401

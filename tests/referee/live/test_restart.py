@@ -1,0 +1,87 @@
+"""A server killed with SIGKILL mid-match comes back with the match exactly where it was."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.referee.live.helpers import free_port, wait_for, write_video
+
+SERVER = Path(__file__).with_name("server_main.py")
+TOKEN = "restart-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+@contextmanager
+def _server(db: Path, source: str = "none") -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(SERVER), str(db), str(port), TOKEN, source],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+
+    def up() -> bool:
+        if process.poll() is not None:
+            raise AssertionError(f"server died: {process.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+        try:
+            return httpx.get(f"{url}/api/health", timeout=1).is_success
+        except httpx.TransportError:
+            return False
+
+    try:
+        wait_for(up, timeout_s=30, what="the server to start")
+        yield url, process
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            process.wait(10)
+
+
+def _post(url: str, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
+    response = httpx.post(f"{url}{path}", json=body or {}, headers=AUTH, timeout=5)
+    assert response.is_success, response.text
+    return response
+
+
+def test_state_survives_sigkill(tmp_path: Path) -> None:
+    db = tmp_path / "match.sqlite3"
+    video = write_video(tmp_path / "clip.avi", frames=60, fps=30.0)
+    with _server(db, str(video)) as (url, process):
+        _post(url, "/api/match", {"players": {"A": "Ann", "B": "Ben"}, "breaker": "B"})
+        # the scripted break is judged from the video: B pockets the 3 and continues
+        (tmp_path / "match.sqlite3.go").touch()
+        wait_for(lambda: httpx.get(f"{url}/api/state").json()["match"]["shots"] == 1,
+                 what="the break to be judged")  # fmt: skip
+        _post(url, "/api/declare/call", {"ball": 1, "pocket": "side_left"})
+        _post(url, "/api/foul", {"foul": "ball_touched"})
+        _post(url, "/api/declare/safety")
+        _post(url, "/api/undo")  # the safety
+        before = httpx.get(f"{url}/api/state").json()
+        export_before = httpx.get(f"{url}/api/matches/1/export").json()
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(10)
+    assert before["match"]["declarations"]["call"]["ball"] == 1
+    assert before["match"]["declarations"]["referee_fouls"] == ["ball_touched"]
+    assert "safety_intended" not in before["match"]["declarations"]
+    time.sleep(0.1)
+    with _server(db) as (url, _process):
+        after = httpx.get(f"{url}/api/state").json()
+        export_after = httpx.get(f"{url}/api/matches/1/export").json()
+    assert after["match_id"] == before["match_id"] == 1
+    assert after["match"] == before["match"]
+    assert after["match"]["turn"] == "B"
+    assert after["match"]["rack_wins"] == {"A": 0, "B": 0}
+    assert export_after["actions"] == export_before["actions"]
+    assert export_after["calls"] == export_before["calls"]
+    assert len(export_after["events"]) == len(export_before["events"]) >= 4
