@@ -59,6 +59,10 @@ class EventConfig:
             a contact. Raising it ignores noise and spin but misses soft contacts.
         kink_relative_speed_change: the velocity change must also exceed this fraction of
             the speed. Raising it ignores curves of fast balls.
+        position_noise_mm: noise of the tracked centres; the velocity change must also exceed
+            ``kink_noise_sigmas`` times the noise this gives a change measured over the fit
+            windows. Raising either ignores more noise and misses more soft contacts.
+        kink_noise_sigmas: see ``position_noise_mm``.
         explain_min_cosine: how well a contact's direction must match the change (cosine).
             Raising it rejects more ambiguous contacts.
         simultaneous_contact_s: first contacts closer than this in time are reported as
@@ -68,7 +72,7 @@ class EventConfig:
         history_s: how much history is kept. Must cover the fit windows.
     """
 
-    fit_window_s: float = 0.05
+    fit_window_s: float = 0.08
     start_distance_mm: float = 8.0
     start_min_speed_mm_s: float = 30.0
     strike_min_speed_mm_s: float = 100.0
@@ -76,8 +80,10 @@ class EventConfig:
     rest_window_s: float = 0.15
     ball_contact_tolerance_mm: float = 15.0
     cushion_tolerance_mm: float = 20.0
-    kink_min_speed_change_mm_s: float = 200.0
+    kink_min_speed_change_mm_s: float = 100.0
     kink_relative_speed_change: float = 0.2
+    position_noise_mm: float = 1.5
+    kink_noise_sigmas: float = 4.0
     explain_min_cosine: float = 0.5
     simultaneous_contact_s: float = 0.004
     settle_s: float = 0.5
@@ -153,7 +159,13 @@ class EventDetector:
 
     @property
     def _fit_frames(self) -> int:
-        return max(2, round(self.config.fit_window_s / self._dt))
+        return max(3, round(self.config.fit_window_s / self._dt))
+
+    def _kink_noise_mm_s(self, frames: int) -> float:
+        """Standard deviation of a velocity change between two ``frames``-long line fits."""
+        offsets = (np.arange(frames) - 0.5 * (frames - 1)) * self._dt
+        slope_std = self.config.position_noise_mm / math.sqrt(float(offsets @ offsets))
+        return math.sqrt(2.0) * slope_std
 
     def _frame_of(self, time_s: float) -> int:
         """The first frame at or after ``time_s`` (frames assumed evenly spaced)."""
@@ -224,14 +236,18 @@ class EventDetector:
     def _detect_rest(self) -> None:
         frames = max(3, round(self.config.rest_window_s / self._dt))
         count = self._history.count
-        if count < frames:
+        if count < frames or not self._moving.any():
             return
         _, _, xy = self._history.window(count - frames, count)
         pending = {b for b, _ in self._pending_starts}
-        visible = np.isfinite(xy[:, :, 0]).sum(axis=0) >= frames - 1
-        with np.errstate(invalid="ignore"):
-            mean = np.nanmean(xy, axis=0)
-            spread = np.nanmax(np.linalg.norm(xy - mean[None], axis=2), axis=0)
+        seen = np.isfinite(xy[:, :, 0])
+        visible = seen.sum(axis=0) >= frames - 1
+        mean = (
+            np.where(seen[:, :, None], xy, 0.0).sum(axis=0)
+            / np.maximum(seen.sum(axis=0), 1)[:, None]
+        )
+        offset = np.where(seen[:, :, None], xy - mean[None], 0.0)
+        spread = np.sqrt(np.einsum("kbi,kbi->kb", offset, offset).max(axis=0))
         stopped = self._moving & visible & (spread <= self.config.rest_radius_mm)
         for ball in np.flatnonzero(stopped):
             if int(ball) not in pending:
@@ -302,9 +318,11 @@ class EventDetector:
         at_start = p + v * (t_start - t_ref)[:, None]
         distance = np.linalg.norm(at_start - self._anchor[ball], axis=1)
         was_moving = np.linalg.norm(v, axis=1) > self.config.start_min_speed_mm_s
-        candidate = self._alive & (n >= 2) & (self._moving | was_moving)
-        candidate[ball] = False
-        candidate &= distance <= diameter + self.config.ball_contact_tolerance_mm
+        near = (
+            self._alive & (n >= 2) & (distance <= diameter + self.config.ball_contact_tolerance_mm)
+        )
+        near[ball] = False
+        candidate = near & (self._moving | was_moving | self._cluster_push(t_start))
         if not candidate.any():
             return None
         score = np.where(candidate, np.abs(distance - diameter) - 1e3 * was_moving, np.inf)
@@ -316,14 +334,21 @@ class EventDetector:
             touch = contacts.touch_time(path, still, diameter)
             if touch is not None and abs(touch - t_start) <= 2.0 * self._dt:
                 t_contact = touch
-        rivals = int(candidate.sum()) - 1
-        return other, t_contact, 1.0 if rivals == 0 else 0.7
+        rivals = int((candidate & was_moving).sum()) - 1
+        return other, t_contact, 0.6 if not was_moving[other] else (1.0 if rivals <= 0 else 0.7)
+
+    def _cluster_push(self, t_start: float) -> bool:
+        """Whether a resting neighbour may have passed on a push: in a shot, just after a
+        contact (balls frozen together in a rack move on without moving themselves)."""
+        window = 2.0 * self.config.fit_window_s + 2.0 * self._dt
+        return self._in_shot and any(abs(t - t_start) <= window for _, t in self._recent)
 
     # ----------------------------------------------------------------- kinks
     def _analyse_kinks(self) -> list[Event]:
         k = self._fit_frames
         m = self._history.count - k
-        if m - k < 0:
+        if m - k < 0 or not (self._moving & self._alive).any():
+            self._kinks = []
             return []
         t_b, _, xy_b = self._history.window(m - k, m)
         t_a, _, xy_a = self._history.window(m, m + k)
@@ -331,7 +356,9 @@ class EventDetector:
         change = np.linalg.norm(after[2] - before[2], axis=1)
         speed = np.maximum(np.linalg.norm(after[2], axis=1), np.linalg.norm(before[2], axis=1))
         config = self.config
+        noise = config.kink_noise_sigmas * self._kink_noise_mm_s(k)
         threshold = config.kink_min_speed_change_mm_s + config.kink_relative_speed_change * speed
+        threshold = threshold + noise
         usable = (before[3] >= k - 1) & (after[3] >= k - 1) & self._alive
         change = np.where(usable, change, 0.0)
         self._kinks = [*self._kinks[-2:], _Kink(change, threshold, before, after)]
@@ -368,18 +395,27 @@ class EventDetector:
         if max(cushion_fit, ball_fit) < self.config.explain_min_cosine:
             return None
         if ball_fit >= cushion_fit:
-            return self._ball_contact(ball, other, before, kink)
+            if not self._changed_too(other):
+                return None
+            return self._ball_contact(ball, other, (before, t_kink), kink)
         return self._cushion_contact(ball, side, before, t_kink)
 
-    def _ball_contact(self, ball: int, other: int, before: Path, kink: _Kink) -> Event | None:
+    def _changed_too(self, other: int) -> bool:
+        """Whether ``other`` also changed velocity (or started) around the analysis frame."""
+        if any(b == other for b, _ in self._pending_starts):
+            return True
+        return any(k.change[other] >= 0.5 * k.threshold[other] for k in self._kinks)
+
+    def _ball_contact(
+        self, ball: int, other: int, before_at: tuple[Path, float], kink: _Kink
+    ) -> Event | None:
+        before, t_kink = before_at
         t_ref, p, v, _ = kink.before
         other_path: Path = (float(t_ref[other]), p[other], v[other])
         touch = contacts.touch_time(before, other_path, self.table.ball_diameter_mm)
-        fallback = contacts.line_intersection_time(
-            before, (kink.after[0][ball], kink.after[1][ball], kink.after[2][ball])
-        )
-        t_contact = touch if touch is not None else fallback
-        if t_contact is None or not self._remember(frozenset((ball, other)), t_contact):
+        near = touch is not None and abs(touch - t_kink) <= 2.0 * self._dt
+        t_contact = touch if near and touch is not None else t_kink
+        if not self._remember(frozenset((ball, other)), t_contact):
             return None
         faster = np.linalg.norm(before[2]) >= np.linalg.norm(other_path[2])
         balls = (ball, other) if faster else (other, ball)

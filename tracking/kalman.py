@@ -27,6 +27,25 @@ H.flags.writeable = False
 Float64Array = NDArray[np.float64]
 
 
+def inverse_2x2(S: Float64Array) -> Float64Array:
+    """(N, 2, 2) inverses of symmetric positive-definite 2x2 matrices, in closed form."""
+    a, b, d = S[:, 0, 0], S[:, 0, 1], S[:, 1, 1]
+    det = a * d - b * b
+    inv = np.empty_like(S)
+    inv[:, 0, 0] = d / det
+    inv[:, 1, 1] = a / det
+    inv[:, 0, 1] = inv[:, 1, 0] = -b / det
+    return inv
+
+
+def largest_eigenvalue_2x2(S: Float64Array) -> Float64Array:
+    """(N,) largest eigenvalue of symmetric 2x2 matrices, in closed form."""
+    half_trace = 0.5 * (S[:, 0, 0] + S[:, 1, 1])
+    half_gap = 0.5 * (S[:, 0, 0] - S[:, 1, 1])
+    result: Float64Array = half_trace + np.sqrt(half_gap**2 + S[:, 0, 1] ** 2)
+    return result
+
+
 def transition_matrix(dt_s: float) -> Float64Array:
     """(4, 4) constant-velocity state transition over ``dt_s`` seconds (x += v dt)."""
     F = np.eye(STATE_DIM)
@@ -115,7 +134,7 @@ def update(
     """
     y, S = innovation(mean, cov, z, R)
     # K = P Hᵀ S⁻¹
-    K = cov[:, :, :2] @ np.linalg.inv(S)
+    K = cov[:, :, :2] @ inverse_2x2(S)
     # x = x + K y
     mean_new = mean + (K @ y[:, :, None])[:, :, 0]
     # P = (I - K H) P
@@ -139,7 +158,7 @@ def pairwise_mahalanobis_sq(
     if len(mean) == 0 or len(z) == 0:
         return np.zeros((len(mean), len(z)))
     # d² = yᵀ S⁻¹ y with y = z - H x and S = H P Hᵀ + R
-    S_inv = np.linalg.inv(cov[:, :2, :2] + R)
+    S_inv = inverse_2x2(cov[:, :2, :2] + R)
     y = z[None, :, :] - mean[:, None, :2]
     d_sq: Float64Array = np.einsum("nmi,nij,nmj->nm", y, S_inv, y)
     return d_sq
@@ -149,5 +168,5 @@ def normalized_innovation_sq(y: Float64Array, S: Float64Array) -> Float64Array:
     """(N,) normalised innovation squared yᵀ S⁻¹ y (chi-square with 2 dof when consistent)."""
     if len(y) == 0:
         return np.zeros(0)
-    nis: Float64Array = np.einsum("ni,nij,nj->n", y, np.linalg.inv(S), y)
+    nis: Float64Array = np.einsum("ni,nij,nj->n", y, inverse_2x2(S), y)
     return nis

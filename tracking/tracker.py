@@ -25,6 +25,7 @@ from tracking.types import TrackSet, TrackStatus
 from vision.types import NUM_CLASSES, Detections
 
 _PENDING_NONE, _PENDING_POCKET, _PENDING_OFF = 0, 1, 2
+_SEEN_STATUS = np.array([TrackStatus.ON_TABLE, TrackStatus.OCCLUDED, None], dtype=object)[:2]
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +148,7 @@ class BallTracker:
         dets = detections[usable] if not usable.all() else detections
         self._predict(dt_s)
         tracks, cols = self._associate(dets, dt_s)
-        self._correct(tracks, dets[cols] if len(cols) else Detections.empty(), time_s)
+        self._correct(tracks, (dets.xy_mm[cols], dets.xy_px[cols]), time_s)
         missing = self._state.alive.copy()
         missing[tracks] = False
         removed_now = self._coast(missing, time_s)
@@ -181,8 +182,9 @@ class BallTracker:
         mean, cov = state.mean[idx], state.cov[idx]
         z = dets.xy_mm.astype(np.float64)
         d_sq = kalman.pairwise_mahalanobis_sq(mean, cov, z, self._R)
-        distance = np.linalg.norm(z[None, :, :] - mean[:, None, :2], axis=2)
-        sigma_mm = np.sqrt(np.max(np.linalg.eigvalsh(cov[:, :2, :2] + self._R), axis=1))
+        offset = z[None, :, :] - mean[:, None, :2]
+        distance = np.sqrt(np.einsum("tdi,tdi->td", offset, offset))
+        sigma_mm = np.sqrt(kalman.largest_eigenvalue_2x2(cov[:, :2, :2] + self._R))
         gate = config.max_ball_speed_mm_s * dt_s + config.association.gate_sigmas * sigma_mm
         class_prob = dets.class_prob.T[idx].astype(np.float64) * dets.confidence[None, :]
         cost = association_cost(d_sq, distance, class_prob, gate, config.association)
@@ -192,29 +194,29 @@ class BallTracker:
     def _correct(
         self,
         tracks: NDArray[np.int64],
-        dets: Detections,
+        measured: tuple[NDArray[np.float32], NDArray[np.float32]],
         time_s: float,
     ) -> None:
         state, config = self._state, self.config
         if len(tracks) == 0:
             return
-        z = dets.xy_mm.astype(np.float64)
+        z = measured[0].astype(np.float64)
         y, S = kalman.innovation(state.mean[tracks], state.cov[tracks], z, self._R)
         nis = kalman.normalized_innovation_sq(y, S)
         jumped = (nis > config.collision_innovation_sigmas**2) & (
-            np.linalg.norm(y, axis=1) > config.collision_innovation_min_mm
+            np.einsum("ni,ni->n", y, y) > config.collision_innovation_min_mm**2
         )
         mean, cov = kalman.update(state.mean[tracks], state.cov[tracks], z, self._R)
         if jumped.any():
             mean[jumped], cov[jumped] = self._reinitialise(tracks[jumped], z[jumped], time_s)
-        speed = np.linalg.norm(mean[:, 2:], axis=1)
-        mean[speed < config.rest_speed_mm_s, 2:] = 0.0
+        speed_sq = np.einsum("ni,ni->n", mean[:, 2:], mean[:, 2:])
+        mean[speed_sq < config.rest_speed_mm_s**2, 2:] = 0.0
         state.mean[tracks], state.cov[tracks] = mean, cov
         state.seen_time_s[tracks] = time_s
         state.seen_xy_mm[tracks] = z
         state.seen_velocity[tracks] = mean[:, 2:]
         state.pending[tracks] = _PENDING_NONE
-        state.xy_px[tracks] = dets.xy_px
+        state.xy_px[tracks] = measured[1]
 
     def _reinitialise(
         self, tracks: NDArray[np.int64], z: NDArray[np.float64], time_s: float
@@ -304,12 +306,8 @@ class BallTracker:
     ) -> TrackSet:
         state = self._state
         rows = np.flatnonzero(state.alive | removed_now)
-        status = np.empty(len(rows), object)
-        for k, ball in enumerate(rows):
-            if removed_now[ball]:
-                status[k] = state.removed[ball]
-            else:
-                status[k] = TrackStatus.OCCLUDED if missing[ball] else TrackStatus.ON_TABLE
+        status = _SEEN_STATUS[missing[rows].astype(np.int64)]
+        status[removed_now[rows]] = state.removed[rows][removed_now[rows]]
         xy_px = np.where(missing[rows, None], np.nan, state.xy_px[rows])
         gone = removed_now[rows, None]
         return TrackSet(

@@ -101,13 +101,13 @@ def _next_wall(sim: _Sim, h: float, table: TableSpec) -> tuple[float, int, int, 
                 continue
             pos_at = lambda t, b=ball: sim.xy[b] + sim.v[b] * t  # noqa: E731
             t_cush = (gaps[side] - r) / approach
-            if -1e-9 <= t_cush <= h and not _in_mouth(table, pos_at(t_cush), side):
-                if best is None or t_cush < best[0]:
-                    best = (max(t_cush, 0.0), int(ball), side, False)
+            cushion_hit = -1e-9 <= t_cush <= h and not _in_mouth(table, pos_at(t_cush), side)
+            if cushion_hit and (best is None or t_cush < best[0]):
+                best = (max(t_cush, 0.0), int(ball), side, False)
             t_drop = gaps[side] / approach
-            if 0 <= t_drop <= h and _in_mouth(table, pos_at(t_drop), side):
-                if best is None or t_drop < best[0]:
-                    best = (t_drop, int(ball), side, True)
+            drop = 0 <= t_drop <= h and _in_mouth(table, pos_at(t_drop), side)
+            if drop and (best is None or t_drop < best[0]):
+                best = (t_drop, int(ball), side, True)
     return best
 
 
@@ -167,7 +167,7 @@ def simulate(
     for ball, xy in positions.items():
         sim.xy[ball] = xy
         sim.present[ball] = True
-    frames = int(round(duration_s * fps)) + 1
+    frames = round(duration_s * fps) + 1
     times = np.arange(frames) / fps
     out = np.full((frames, NUM_CLASSES, 2), np.nan)
     pending = sorted(strikes)

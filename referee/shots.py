@@ -1,0 +1,334 @@
+"""Shots and their facts: from a strike to the shot end, what the camera saw (rules.md §4).
+
+`facts_from_events` is the pure core: the facts dict of one shot from its events alone (the
+eval tool and the synthetic truth writer reuse it). `ShotSegmenter` cuts a live stream of
+events into shots, adds what only the tracks know (balls on the table at the strike, balls
+moving at the strike, whether the shot was a break) and hands back `ShotRecord`s.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.table import TableSpec
+from tracking.types import Event, EventKind, TrackSet, TrackStatus
+
+CUE = 0
+SIMULTANEOUS_CONTACT_S = 0.004
+"""Default time below which two first contacts cannot be ordered by a camera."""
+
+FactsDict = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ShotConfig:
+    """Tunables of `ShotSegmenter`, physical units.
+
+    Attributes:
+        moving_at_strike_speed_mm_s: a ball at least this fast when the cue ball is struck
+            counts as moving (F9). Raising it ignores slower creeping balls.
+        simultaneous_contact_s: first contacts closer than this in time are reported in
+            `simultaneous_first_contact`. Raising it reports more ties (resolved for the
+            shooter by the rules, I-07).
+        rack_extent_mm: a shot is a break when all ten object balls lie within this distance
+            of the foot spot at the strike. Raising it accepts looser racks.
+        history_s: how much track history is kept to look up the state at the strike.
+    """
+
+    moving_at_strike_speed_mm_s: float = 100.0
+    simultaneous_contact_s: float = SIMULTANEOUS_CONTACT_S
+    rack_extent_mm: float = 240.0
+    history_s: float = 2.0
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ShotRecord:
+    """One shot, strike to shot end.
+
+    Attributes:
+        shot: 1-based shot number in the stream.
+        frame_strike: frame of the strike; time_strike_s its time, s.
+        frame_end: frame of the shot end; time_end_s its time, s.
+        is_break: the shot was a break (full rack at the strike).
+        balls_on_table_at_start: object balls (1..10) on the table at the strike.
+        events: the shot's events, by time.
+        facts: the rules.md §4 facts dict (see `facts_json`).
+        fact_confidence: 0..1 per fact name.
+    """
+
+    shot: int
+    frame_strike: int
+    time_strike_s: float
+    frame_end: int
+    time_end_s: float
+    is_break: bool
+    balls_on_table_at_start: tuple[int, ...]
+    events: tuple[Event, ...]
+    facts: FactsDict = field(default_factory=dict)
+    fact_confidence: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def confidence(self) -> float:
+        """The least sure fact's confidence (1.0 when there is none)."""
+        return min(self.fact_confidence.values(), default=1.0)
+
+    def facts_json(self) -> FactsDict:
+        """A fresh copy of the facts dict in the rules.md §4 format."""
+        return _copy_facts(self.facts)
+
+    def to_json(self) -> FactsDict:
+        """The shots.jsonl fields this stage knows (design.md §5); the pipeline adds the rest."""
+        return {
+            "shot": self.shot,
+            "frame_strike": self.frame_strike,
+            "frame_end": self.frame_end,
+            "is_break": self.is_break,
+            "facts": self.facts_json(),
+            "confidence": round(self.confidence, 4),
+        }
+
+
+def _copy_facts(facts: FactsDict) -> FactsDict:
+    out: FactsDict = {}
+    for key, value in facts.items():
+        if isinstance(value, list):
+            out[key] = [dict(v) if isinstance(v, dict) else v for v in value]
+        else:
+            out[key] = value
+    return out
+
+
+def facts_from_events(
+    events: Iterable[Event], balls_on_table_at_start: Iterable[int], is_break: bool
+) -> FactsDict:
+    """The rules.md §4 facts of one shot from its events alone.
+
+    Args:
+        events: the shot's events (any order); the first strike starts the shot.
+        balls_on_table_at_start: object balls (1..10) on the table at the strike; events of
+            other object balls are ignored.
+        is_break: whether the shot is a break (fills `object_balls_to_cushion_on_break`).
+
+    Returns:
+        The facts dict; `balls_moving_at_strike` is left empty (events cannot tell it).
+    """
+    return facts_with_confidence(events, balls_on_table_at_start, is_break)[0]
+
+
+def facts_with_confidence(
+    events: Iterable[Event],
+    balls_on_table_at_start: Iterable[int],
+    is_break: bool,
+    simultaneous_contact_s: float = SIMULTANEOUS_CONTACT_S,
+) -> tuple[FactsDict, dict[str, float]]:
+    """`facts_from_events` plus a 0..1 confidence per fact."""
+    on_table = {int(b) for b in balls_on_table_at_start if int(b) != CUE}
+    known = on_table | {CUE}
+    ordered = sorted(
+        (e for e in events if all(b in known for b in e.balls)), key=lambda e: e.time_s
+    )
+    strike_time = next((e.time_s for e in ordered if e.kind == EventKind.STRIKE), -np.inf)
+    ordered = [e for e in ordered if e.time_s >= strike_time - 1e-9]
+    facts: FactsDict = {}
+    confidence: dict[str, float] = {}
+    first_time = _first_contact(ordered, simultaneous_contact_s, facts, confidence)
+    _cushion_facts(ordered, first_time, is_break, facts, confidence)
+    _removal_facts(ordered, facts, confidence)
+    disturbed = [e for e in ordered if e.kind == EventKind.BALL_DISTURBED]
+    facts["balls_moving_at_strike"] = []
+    facts["balls_disturbed"] = sorted({e.balls[0] for e in disturbed})
+    confidence["balls_disturbed"] = min((e.confidence for e in disturbed), default=1.0)
+    return facts, confidence
+
+
+def _first_contact(
+    ordered: Sequence[Event], window_s: float, facts: FactsDict, confidence: dict[str, float]
+) -> float:
+    """Fill the first-contact facts; returns the first contact time (inf when none)."""
+    cue_hits = [
+        e for e in ordered if e.kind == EventKind.BALL_BALL and CUE in e.balls and len(e.balls) == 2
+    ]
+    if not cue_hits:
+        facts["first_object_ball_contacted"] = None
+        confidence["first_object_ball_contacted"] = 1.0
+        return float("inf")
+    first = cue_hits[0]
+    other = _other(first)
+    tied = [e for e in cue_hits[1:] if e.time_s - first.time_s < window_s and _other(e) != other]
+    facts["first_object_ball_contacted"] = other
+    confidence["first_object_ball_contacted"] = first.confidence * (0.5 if tied else 1.0)
+    if tied:
+        facts["simultaneous_first_contact"] = sorted({other, *(_other(e) for e in tied)})
+    return first.time_s
+
+
+def _other(event: Event) -> int:
+    return event.balls[1] if event.balls[0] == CUE else event.balls[0]
+
+
+def _cushion_facts(
+    ordered: Sequence[Event],
+    first_time: float,
+    is_break: bool,
+    facts: FactsDict,
+    confidence: dict[str, float],
+) -> None:
+    cushions = [e for e in ordered if e.kind == EventKind.BALL_CUSHION]
+    before = [e for e in cushions if e.balls[0] == CUE and e.time_s < first_time]
+    facts["cue_ball_cushion_before_first_contact"] = bool(before)
+    confidence["cue_ball_cushion_before_first_contact"] = min(
+        (e.confidence for e in before), default=1.0
+    )
+    after = [e for e in cushions if e.time_s > first_time]
+    balls: list[int] = []
+    for event in after:
+        if event.balls[0] not in balls:
+            balls.append(event.balls[0])
+    facts["cushion_after_first_contact"] = ["cue" if b == CUE else b for b in balls]
+    confidence["cushion_after_first_contact"] = min((e.confidence for e in after), default=1.0)
+    if is_break:
+        objects = {e.balls[0] for e in cushions if e.balls[0] != CUE}
+        facts["object_balls_to_cushion_on_break"] = len(objects)
+        confidence["object_balls_to_cushion_on_break"] = confidence["cushion_after_first_contact"]
+    else:
+        facts["object_balls_to_cushion_on_break"] = None
+
+
+def _removal_facts(
+    ordered: Sequence[Event], facts: FactsDict, confidence: dict[str, float]
+) -> None:
+    drops: dict[int, Event] = {}
+    offs: dict[int, Event] = {}
+    for event in ordered:
+        target = drops if event.kind == EventKind.BALL_POCKET else offs
+        if event.kind.removes_ball() and event.balls[0] not in drops | offs:
+            target[event.balls[0]] = event
+    facts["pocketed"] = [
+        {"ball": b, "pocket": e.pocket, "frame": e.frame} for b, e in drops.items() if b != CUE
+    ]
+    facts["off_table"] = sorted(b for b in offs if b != CUE)
+    facts["cue_ball_pocketed"] = CUE in drops
+    facts["cue_ball_off_table"] = CUE in offs
+    if CUE in drops:
+        facts["cue_ball_pocket"] = drops[CUE].pocket
+    removal = [*drops.values(), *offs.values()]
+    sure = min((e.confidence for e in removal), default=1.0)
+    for name in ("pocketed", "off_table", "cue_ball_pocketed", "cue_ball_off_table"):
+        confidence[name] = sure
+
+
+@dataclass(slots=True)
+class _OpenShot:
+    strike: Event
+    on_table: tuple[int, ...]
+    is_break: bool
+    moving: list[int]
+    events: list[Event] = field(default_factory=list)
+
+
+class ShotSegmenter:
+    """Cut the event stream into shots (strike to shot end) and state their facts.
+
+    Args:
+        table: the table (foot spot for recognising a break).
+        config: tunables.
+    """
+
+    def __init__(self, table: TableSpec, config: ShotConfig | None = None) -> None:
+        self.table = table
+        self.config = config or ShotConfig()
+        self._history: deque[TrackSet] = deque()
+        self._loose: deque[Event] = deque(maxlen=256)
+        self._open: _OpenShot | None = None
+        self._count = 0
+
+    @property
+    def open_shot_strike(self) -> Event | None:
+        """The strike of the shot in progress, if any."""
+        return None if self._open is None else self._open.strike
+
+    def update(self, events: Iterable[Event], trackset: TrackSet) -> list[ShotRecord]:
+        """Take one frame's new events and tracks; return the shots that ended."""
+        self._remember(trackset)
+        finished = []
+        for event in sorted(events, key=lambda e: e.time_s):
+            record = self._take(event)
+            if record is not None:
+                finished.append(record)
+        return finished
+
+    def _remember(self, trackset: TrackSet) -> None:
+        self._history.append(trackset)
+        while self._history and trackset.time_s - self._history[0].time_s > self.config.history_s:
+            self._history.popleft()
+
+    def _take(self, event: Event) -> ShotRecord | None:
+        if event.kind == EventKind.STRIKE and self._open is None:
+            self._open = self._start(event)
+            return None
+        if self._open is None:
+            self._loose.append(event)
+            return None
+        if event.kind == EventKind.SHOT_END:
+            return self._finish(event)
+        self._open.events.append(event)
+        return None
+
+    def _tracks_before(self, frame: int) -> TrackSet:
+        earlier = [t for t in self._history if t.frame < frame]
+        if earlier:
+            return earlier[-1]
+        return self._history[0] if self._history else TrackSet.empty(frame)
+
+    def _start(self, strike: Event) -> _OpenShot:
+        tracks = self._tracks_before(strike.frame)
+        in_play = (tracks.status == TrackStatus.ON_TABLE) | (tracks.status == TrackStatus.OCCLUDED)
+        on_table = tuple(sorted(int(b) for b in tracks.ball[in_play] if b != CUE))
+        speed = np.linalg.norm(tracks.velocity_mm_s, axis=1) if len(tracks) else np.zeros(0)
+        fast = in_play & (speed >= self.config.moving_at_strike_speed_mm_s) & (tracks.ball != CUE)
+        shot = _OpenShot(
+            strike,
+            on_table,
+            self._is_break(tracks, in_play),
+            sorted(int(b) for b in tracks.ball[fast]),
+        )
+        shot.events = [strike, *(e for e in self._loose if e.time_s >= strike.time_s)]
+        self._loose.clear()
+        return shot
+
+    def _is_break(self, tracks: TrackSet, in_play: NDArray[np.bool_]) -> bool:
+        objects = in_play & (tracks.ball != CUE)
+        if int(objects.sum()) != 10:
+            return False
+        distance = np.linalg.norm(
+            tracks.xy_mm[objects] - np.asarray(self.table.foot_spot_mm), axis=1
+        )
+        return bool(distance.max() <= self.config.rack_extent_mm)
+
+    def _finish(self, end: Event) -> ShotRecord:
+        shot = self._open
+        assert shot is not None
+        self._open = None
+        self._count += 1
+        facts, confidence = facts_with_confidence(
+            shot.events, shot.on_table, shot.is_break, self.config.simultaneous_contact_s
+        )
+        facts["balls_moving_at_strike"] = [b for b in shot.moving if b in shot.on_table]
+        return ShotRecord(
+            shot=self._count,
+            frame_strike=shot.strike.frame,
+            time_strike_s=shot.strike.time_s,
+            frame_end=end.frame,
+            time_end_s=end.time_s,
+            is_break=shot.is_break,
+            balls_on_table_at_start=shot.on_table,
+            events=(*sorted(shot.events, key=lambda e: e.time_s), end),
+            facts=facts,
+            fact_confidence=confidence,
+        )
