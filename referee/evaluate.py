@@ -1,17 +1,19 @@
 """`tenball eval`: a review run scored against the truth of a clip (issue 8).
 
-Reads only the contract files of design.md §5 on both sides. Shots are matched by strike frame;
-facts (rules.md §4) and calls (rules.md §5) are compared on matched shots, an unmatched truth
-shot counting as wrong; events are matched by kind, balls, place and frame; tracks are matched
-by position frame by frame (evaluate_tracks).
+Reads only the contract files of design.md §5 on both sides (plus, where the truth's shots
+carry no call, the clip's declarations.jsonl, so the rules engine makes the truth's calls).
+Shots are matched by strike frame; facts (rules.md §4) and calls (rules.md §5) are compared
+on matched shots, an unmatched truth shot counting as wrong; events are matched by kind,
+balls, place and frame; tracks are matched by position frame by frame (evaluate_tracks).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from referee.declarations import DeclarationLog, load_declarations
 from referee.evaluate_io import Side, load_side
 from referee.evaluate_shots import (
     PrecisionRecall,
@@ -22,6 +24,7 @@ from referee.evaluate_shots import (
     score_events,
 )
 from referee.evaluate_tracks import score_tracks
+from referee.pipeline_calls import CallStage, ShotInput
 
 CALL_KEYS = (
     "foul",
@@ -185,6 +188,26 @@ def _call_scores(pairing: _Pairing) -> dict[str, Any]:
     return {**Tally(agreed, len(judged)).to_json(), "disagreements": disagreements}
 
 
+def with_truth_calls(truth: Side, fps: float) -> Side:
+    """The truth with a call on every shot: where its shots.jsonl has none, the rules engine
+    judges the truth facts with the clip's declarations.jsonl (beside truth/), as a perfect
+    camera would make the call."""
+    if all(shot.get("call") for shot in truth.shots):
+        return truth
+    clip = truth.folder.parent if truth.folder.name == "truth" else truth.folder
+    path = clip / "declarations.jsonl"
+    log = load_declarations(path) if path.exists() else DeclarationLog()
+    stage = CallStage(log)
+    shots = []
+    for shot in truth.shots:
+        strike = int(shot.get("frame_strike", 0))
+        time_s = float(shot.get("time_strike_s", strike / fps))
+        facts = dict(shot.get("facts") or {})
+        judged = stage.judge(ShotInput(strike, int(shot.get("frame_end", strike)), time_s, facts))
+        shots.append({**shot, "call": shot.get("call") or judged.call})
+    return replace(truth, shots=tuple(shots))
+
+
 def evaluate(
     truth_dir: str | Path, run_dir: str | Path, config: EvalConfig | None = None
 ) -> dict[str, Any]:
@@ -196,6 +219,7 @@ def evaluate(
     config = config or EvalConfig()
     truth, run = load_side(truth_dir), load_side(run_dir)
     fps = truth.fps() or run.fps() or config.default_fps
+    truth = with_truth_calls(truth, fps)
     pairing = pair_shots(truth, run, config.shot_tolerance_s * fps)
     event_tolerance = config.event_tolerance_s * fps
     events = score_events(truth.events, run.events, event_tolerance)

@@ -124,6 +124,7 @@ def shot_input(record: Any) -> ShotInput:
         confidence=float(getattr(record, "confidence", 1.0)),
         events=events,
         uncertain=tuple(getattr(record, "uncertain", ())),
+        fact_confidence=dict(getattr(record, "fact_confidence", {})),
     )
 
 

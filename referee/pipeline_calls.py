@@ -53,6 +53,7 @@ class ShotInput:
         confidence: 0..1, how sure the facts are.
         events: the shot's events.
         uncertain: facts the segmenter is unsure of, in words.
+        fact_confidence: 0..1 per fact name (rules.md §4 names), when the segmenter gives it.
     """
 
     frame_strike: int
@@ -62,6 +63,7 @@ class ShotInput:
     confidence: float = 1.0
     events: tuple[Event, ...] = ()
     uncertain: tuple[str, ...] = ()
+    fact_confidence: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,7 @@ class ShotResult:
             "declarations": self.declarations,
             "call": self.call,
             "confidence": round(self.shot.confidence, 4),
+            "fact_confidence": {k: round(v, 4) for k, v in self.shot.fact_confidence.items()},
             "review": bool(self.review),
             "review_reasons": list(self.review),
             "assumptions": list(self.assumptions),
@@ -152,8 +155,7 @@ class CallStage:
         assumptions += assumed
         call, review = self._decide(declared, facts)
         review = [*notes, *review, *(f"assumption: {a}" for a in assumptions)]
-        if shot.confidence < self.config.review_below_confidence:
-            review.append(f"facts uncertain (confidence {shot.confidence:.2f})")
+        review += self._uncertain(shot)
         review += [f"uncertain: {u}" for u in shot.uncertain]
         self._pending_choice = declared.option_choice
         return ShotResult(
@@ -167,6 +169,16 @@ class CallStage:
             review=tuple(review),
             assumptions=tuple(assumptions),
         )
+
+    def _uncertain(self, shot: ShotInput) -> list[str]:
+        """Why the facts are not certain enough to present the call as certain."""
+        below = self.config.review_below_confidence
+        weak = {k: v for k, v in shot.fact_confidence.items() if v < below}
+        if weak:
+            return [f"uncertain fact: {k} (confidence {v:.2f})" for k, v in sorted(weak.items())]
+        if shot.confidence < below:
+            return [f"facts uncertain (confidence {shot.confidence:.2f})"]
+        return []
 
     def _before_shot(self, declared: ShotDeclarations) -> list[str]:
         """New rack, option choice and warnings that come before this shot."""

@@ -258,3 +258,21 @@ def test_a_malformed_row_is_named_with_its_line(clip: Path, tmp_path: Path) -> N
         handle.write("7,0.1,eleven,1,2,3,4,on_table\n")
     with pytest.raises(EvalInputError, match=r"tracks.csv:\d+"):
         evaluate(clip, run)
+
+
+def test_truth_without_calls_is_judged_by_the_engine(tmp_path: Path) -> None:
+    shots = _shots()
+    for shot in shots:
+        del shot["call"]
+    shots[0]["facts"]["object_balls_to_cushion_on_break"] = 4
+    clip = tmp_path / "clip"
+    write_side(clip / "truth", _track_rows(), _events(), shots)
+    (clip / "declarations.jsonl").write_text(
+        '{"shot": 2, "type": "call", "ball": 1, "pocket": "foot_left"}\n'
+    )
+    judged = [dict(s) for s in shots]
+    run = write_side(tmp_path / "run", _track_rows(), _events(), judged)
+    result = evaluate(clip, run)
+    # the run has no calls at all: every truth call (made by the engine) disagrees
+    assert result["calls"]["total"] == 2 and result["calls"]["hits"] == 0
+    assert evaluate(clip, clip / "truth")["calls"]["rate"] == 1.0
