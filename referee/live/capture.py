@@ -137,6 +137,9 @@ class CaptureThread(threading.Thread):
 
     initial_backoff_s = 0.5
     max_backoff_s = 10.0
+    late_drop_frames = 4
+    """A file played in real time drops a frame once it is this many frames late (as a
+    camera's driver queue of a few buffers would); raising it lags more before dropping."""
 
     def __init__(
         self,
@@ -196,21 +199,22 @@ class CaptureThread(threading.Thread):
         fps = float(source.fps) if source.fps and source.fps > 0 else 30.0
         self.status.fps = fps
         period_s = 1.0 / fps
-        start_s = time.monotonic()
+        clock_start_s: float | None = None  # when the first frame arrived
+        first_index = 0
         previous_time_s: float | None = None
         self._set_state("live")
         while not self._stop_event.is_set():
             frame = source.read()
             now_s = time.monotonic()
             if frame is None:
-                if live:
-                    self._set_state("reconnecting", "the stream stopped delivering frames")
-                else:
-                    self._set_state("ended", "end of file")
+                self._set_state(*(("reconnecting", "the stream stopped delivering frames")
+                                  if live else ("ended", "end of file")))  # fmt: skip
                 return
+            if clock_start_s is None:
+                clock_start_s, first_index = now_s, frame.index
             if not live and self.realtime:
-                due_s = start_s + frame.index * period_s
-                if now_s - due_s > 2 * period_s:  # late: drop rather than lag
+                due_s = clock_start_s + (frame.index - first_index) * period_s
+                if now_s - due_s > self.late_drop_frames * period_s:  # drop rather than lag
                     self.status.dropped += 1
                     continue
                 if due_s > now_s:

@@ -1,0 +1,175 @@
+"""A live match as a fold over stored actions, with the real FFB engine: replay, undo,
+corrections, racks, and the store it lives in."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.live import session
+from referee.live.rules_backend import EngineRules
+from referee.live.service import LiveReferee
+from referee.live.session import Action, RulesError
+from referee.live.store import MatchStore
+from tests.referee.live.helpers import BREAK_FACTS
+
+RULES = EngineRules()
+PLAYERS = {"A": "Alice", "B": "Bob"}
+
+
+def _facts(**changes: Any) -> dict[str, Any]:
+    base = {
+        "first_object_ball_contacted": None,
+        "cushion_after_first_contact": [],
+        "pocketed": [],
+        "off_table": [],
+        "cue_ball_pocketed": False,
+        "cue_ball_off_table": False,
+    }
+    return {**base, **changes}
+
+
+def _referee(tmp_path: Path) -> tuple[LiveReferee, list[dict[str, Any]]]:
+    published: list[dict[str, Any]] = []
+    referee = LiveReferee(MatchStore(tmp_path / "m.sqlite3"), RULES, published.append)
+    referee.start_match(PLAYERS, "A")
+    return referee, published
+
+
+def test_undo_restores_the_state_before_the_last_action(tmp_path: Path) -> None:
+    referee, _ = _referee(tmp_path)
+    referee.on_shot({"facts": BREAK_FACTS})
+    before = referee.view.to_json() if referee.view else None
+    referee.act("call", {"ball": 1, "pocket": "foot_left"})
+    undone = referee.undo()
+    assert undone["undone"]["kind"] == "call"
+    assert referee.view is not None and referee.view.to_json() == before
+    referee.undo()  # the break itself
+    assert referee.view.state == RULES.rack_state("A")
+    with pytest.raises(RulesError, match="nothing to undo"):
+        referee.undo()
+
+
+def test_a_correction_rejudges_the_shot_and_is_audited(tmp_path: Path) -> None:
+    referee, published = _referee(tmp_path)
+    call = referee.on_shot({"facts": BREAK_FACTS})
+    assert call is not None and call["result"]["foul"] is False
+    referee.correct({"facts": {"cue_ball_pocketed": True}, "reason": "scratch missed"})
+    assert referee.view is not None
+    last = referee.view.last_call
+    assert last is not None and last["result"]["fouls"] == ["F1"] and last["corrected"]
+    assert referee.view.turn() == "B"
+    export = referee.store.export(1)
+    assert [a["kind"] for a in export["audit"]] == ["correct"]
+    audit = export["audit"][0]
+    assert audit["correction"]["reason"] == "scratch missed"
+    assert audit["changed_calls"][0]["before"]["result"]["foul"] is False
+    assert audit["changed_calls"][0]["after"]["result"]["foul"] is True
+    assert [c["superseded"] for c in export["calls"]] == [1, 0]
+    assert any(m["type"] == "audit" for m in published)
+
+
+def test_actions_made_impossible_by_a_correction_are_reported(tmp_path: Path) -> None:
+    referee, _ = _referee(tmp_path)
+    referee.on_shot({"facts": BREAK_FACTS})
+    referee.act("push_out", {})  # legal break: the next shot may be a push-out
+    referee.correct({"facts": {"first_object_ball_contacted": 2}, "reason": "hit the 2 first"})
+    assert referee.view is not None
+    assert [i["kind"] for i in referee.view.invalidated] == ["push_out"]
+    assert referee.view.declarations["push_out"] is False
+
+
+def test_declarations_refused_by_the_rules_store_nothing(tmp_path: Path) -> None:
+    referee, _ = _referee(tmp_path)
+    with pytest.raises(RulesError, match="push_out"):
+        referee.act("push_out", {})
+    with pytest.raises(RulesError, match="option"):
+        referee.act("option_choice", {"choice": "shoot"})
+    assert referee.store.actions(1) == []
+
+
+@pytest.mark.parametrize(
+    ("winner_breaks", "expected"), [(None, "B"), ("A", "A")], ids=["alternate", "named"]
+)
+def test_new_rack_after_a_win(tmp_path: Path, winner_breaks: str | None, expected: str) -> None:
+    referee, _ = _referee(tmp_path)
+    referee.act("break_announce_10", {})
+    call = referee.on_shot(
+        {"facts": {**BREAK_FACTS, "pocketed": [{"ball": 10, "pocket": "foot_left"}]}}
+    )
+    assert call is not None and call["result"]["rack_winner"] == "A"
+    with pytest.raises(RulesError, match="rack is over"):
+        referee.act("call", {"ball": 1, "pocket": "foot_left"})
+    referee.act("new_rack", {} if winner_breaks is None else {"breaker": winner_breaks})
+    assert referee.view is not None
+    assert referee.view.rack == 2 and referee.view.rack_wins == {"A": 1, "B": 0}
+    assert referee.view.state["breaker"] == expected and not referee.view.rack_over
+
+
+def test_resume_after_restart_gives_the_same_match(tmp_path: Path) -> None:
+    referee, _ = _referee(tmp_path)
+    referee.on_shot({"facts": BREAK_FACTS})
+    referee.act("call", {"ball": 1, "pocket": "side_left"})
+    referee.on_shot(
+        {"facts": _facts(first_object_ball_contacted=1, cushion_after_first_contact=[1])}
+    )
+    referee.act("referee_foul", {"foul": "ball_touched"})
+    before = referee.state_message()
+    referee.store.close()
+    again = LiveReferee(MatchStore(tmp_path / "m.sqlite3"), RULES, lambda m: None)
+    assert again.resume()
+    assert again.state_message() == before
+
+
+def test_store_uses_wal_and_commits_each_action(tmp_path: Path) -> None:
+    store = MatchStore(tmp_path / "m.sqlite3")
+    match_id = store.create_match(PLAYERS, "A")
+    store.add_action(match_id, "call", {"ball": 2, "pocket": "foot_left"})
+    other = sqlite3.connect(tmp_path / "m.sqlite3")  # another connection sees it at once
+    assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert other.execute("SELECT kind FROM actions").fetchall() == [("call",)]
+    other.close()
+    store.close()
+
+
+SHOT_FACTS = st.fixed_dictionaries(
+    {
+        "first_object_ball_contacted": st.none() | st.integers(1, 10),
+        "cushion_after_first_contact": st.lists(
+            st.sampled_from(["cue", 1, 2, 3]), max_size=2, unique=True
+        ),
+        "pocketed": st.just([]),
+        "off_table": st.just([]),
+        "cue_ball_pocketed": st.booleans(),
+        "cue_ball_off_table": st.just(False),
+        "object_balls_to_cushion_on_break": st.integers(0, 6),
+    }
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.one_of(SHOT_FACTS, st.just("undo-last")), min_size=1, max_size=8))
+def test_replay_is_deterministic_and_one_call_per_shot(steps: list[Any]) -> None:
+    actions: list[Action] = []
+    view = session.start(PLAYERS, "A", RULES)
+    for i, step in enumerate(steps, start=1):
+        if step == "undo-last":
+            if actions:
+                actions.pop()
+            view = session.replay(PLAYERS, "A", actions, RULES)
+            continue
+        action = Action(i, "shot", {"facts": step})
+        try:
+            view = session.apply(view, action, RULES)
+        except RulesError:
+            continue  # e.g. a shot while an option is pending: not stored as judged
+        actions.append(action)
+    replayed = session.replay(PLAYERS, "A", actions, RULES)
+    again = session.replay(PLAYERS, "A", actions, RULES)
+    assert replayed.to_json() == again.to_json()
+    assert len(replayed.calls) == len({c["action_id"] for c in replayed.calls}) == replayed.shots
