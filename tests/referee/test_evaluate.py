@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from referee.cli import main
-from referee.evaluate import EvalConfig, evaluate, headline
-from referee.evaluate_io import TRACKS_HEADER, EvalInputError
+from referee.evaluate import EvalConfig, evaluate, headline, with_truth_calls
+from referee.evaluate_io import TRACKS_HEADER, EvalInputError, load_side
 
 FPS = 60.0
 BALLS = ("cue", "1", "2", "3")
@@ -275,4 +275,8 @@ def test_truth_without_calls_is_judged_by_the_engine(tmp_path: Path) -> None:
     result = evaluate(clip, run)
     # the run has no calls at all: every truth call (made by the engine) disagrees
     assert result["calls"]["total"] == 2 and result["calls"]["hits"] == 0
-    assert evaluate(clip, clip / "truth")["calls"]["rate"] == 1.0
+    truth = with_truth_calls(load_side(clip), FPS)
+    assert truth.shots[0]["call"]["foul"] is False  # four balls to a cushion: legal break
+    assert truth.shots[1]["shooter"] == "B"
+    # B called the 1 but only the 2 dropped: it stays down and the inning ends (D4)
+    assert truth.shots[1]["call"]["next_shooter"] == "A"
