@@ -108,7 +108,10 @@ def make_renderer(config: ClipConfig, scene: Scene) -> Renderer:
 
 
 def make_clip(
-    config: ClipConfig, out_dir: Path, progress: Callable[[int], None] | None = None
+    config: ClipConfig,
+    out_dir: Path,
+    progress: Callable[[int], None] | None = None,
+    scene: Scene | None = None,
 ) -> ClipResult:
     """Render `config` into `out_dir` (created if needed) with its truth files.
 
@@ -116,13 +119,13 @@ def make_clip(
         config: the clip settings.
         out_dir: output directory.
         progress: called with the number of frames just rendered (for a progress bar).
+        scene: the clip's scene when already built by `build_scene(config)`.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "truth").mkdir(exist_ok=True)
-    scene = build_scene(config)
+    scene = scene if scene is not None else build_scene(config)
     renderer = make_renderer(config, scene)
     rows: list[TrackRow] = []
-    started = time.perf_counter()
     render_s = 0.0
     with VideoWriter(out_dir / "video.mp4", config.fps, config.size) as writer:
         for frame in _frames(scene):
@@ -133,7 +136,6 @@ def make_clip(
             rows.extend(frame.rows)
             if progress is not None:
                 progress(1)
-    del started
     write_truth(scene, config, out_dir, rows)
     count = scene.timeline.frame_count
     return ClipResult(

@@ -26,6 +26,10 @@ from vision.synthetic.table_image import Lighting, render_table
 
 FloatArray = NDArray[np.float64]
 NOISE_BANK = 6
+CACHE_LIMIT = 512
+"""Rendered ball and shadow patches kept (balls at rest are drawn once and reused)."""
+Box = tuple[tuple[int, int], tuple[int, int]]
+Patch = tuple[Box | None, NDArray[np.float32], NDArray[np.float32]]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -110,7 +114,8 @@ class Renderer:
     seed: int = 0
     background: NDArray[np.uint8] = field(init=False)
     _albedo: BallAlbedo = field(init=False)
-    _noise: list[NDArray[np.int16]] = field(init=False)
+    _noise: list[tuple[NDArray[np.uint8], NDArray[np.uint8]]] = field(init=False)
+    _cache: dict[bytes, Patch] = field(init=False, default_factory=dict)
     _light_cam: FloatArray = field(init=False)
     _rng: np.random.Generator = field(init=False)
 
@@ -122,10 +127,12 @@ class Renderer:
         self._albedo = BallAlbedo.create(self.ball_set)
         width, height = self.camera.image_size
         sigma = self.lighting.noise_sigma
-        self._noise = [
-            np.round(self._rng.normal(0.0, sigma, (height, width, 3))).astype(np.int16)
-            for _ in range(NOISE_BANK if sigma > 0 else 0)
-        ]
+        self._noise = []
+        for _ in range(NOISE_BANK if sigma > 0 else 0):
+            noise = np.round(self._rng.normal(0.0, sigma, (height, width, 3)))
+            positive = np.clip(noise, 0, 255).astype(np.uint8)
+            negative = np.clip(-noise, 0, 255).astype(np.uint8)
+            self._noise.append((positive, negative))
         x, y, up = self.lighting.light_dir
         direction = np.array([x, y, -up], dtype=np.float64)  # table axes, z down
         self._light_cam = self.camera.rotation @ (direction / np.linalg.norm(direction))
@@ -145,8 +152,10 @@ class Renderer:
         for overlay in overlays:
             self._draw_overlay(image, overlay)
         if self._noise:
-            noise = self._noise[frame_index % len(self._noise)]
-            image = np.clip(image.astype(np.int16) + noise, 0, 255).astype(np.uint8)
+            positive, negative = self._noise[frame_index % len(self._noise)]
+            image = np.asarray(cv2.subtract(cv2.add(image, positive), negative), np.uint8)
+        if len(self._cache) > CACHE_LIMIT:
+            self._cache.clear()
         return image
 
     def _draw_overlay(self, image: NDArray[np.uint8], overlay: Overlay) -> None:
@@ -159,38 +168,80 @@ class Renderer:
         )
 
     def _draw_shadow(self, image: NDArray[np.uint8], centre_mm: FloatArray) -> None:
+        key = b"s" + centre_mm.tobytes()
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._shadow_patch(centre_mm, image.shape)
+            self._cache[key] = cached
+        box, gain, _ = cached
+        if box is None:
+            return
+        (u0, u1), (v0, v1) = box
+        patch = image[v0:v1, u0:u1].astype(np.float32) * gain
+        image[v0:v1, u0:u1] = np.clip(patch, 0, 255).astype(np.uint8)
+
+    def _shadow_patch(self, centre_mm: FloatArray, shape: tuple[int, ...]) -> Patch:
+        """Box and (h, w, 1) light gain of the soft shadow a ball casts on the cloth."""
         radius_mm = self.table.ball_radius_mm
         x, y, up = self.lighting.light_dir
         offset = -np.array([x, y]) / max(up, 1e-6) * (centre_mm[0, 2] + radius_mm * 0.3)
         xy = centre_mm[:, :2].mean(axis=0, keepdims=True) + offset
         uv = self.camera.project(xy, 0.0)[0]
         radius = float(self.camera.ball_radius_px(xy, radius_mm)[0]) * 1.05
-        box = _box(uv, radius * 1.6, image.shape)
+        box = _box(uv, radius * 1.6, shape)
         if box is None:
-            return
+            return None, np.zeros(0, np.float32), np.zeros(0, np.float32)
         (u0, u1), (v0, v1) = box
         gu, gv = np.meshgrid(np.arange(u0, u1), np.arange(v0, v1))
         distance2 = ((gu - uv[0]) ** 2 + (gv - uv[1]) ** 2) / (radius * radius)
-        gain = 1.0 - 0.55 * np.exp(-1.6 * distance2**2)
-        patch = image[v0:v1, u0:u1].astype(np.float32) * gain[..., None].astype(np.float32)
-        image[v0:v1, u0:u1] = np.clip(patch, 0, 255).astype(np.uint8)
+        gain = (1.0 - 0.55 * np.exp(-1.6 * distance2**2)).astype(np.float32)[..., None]
+        return box, gain, np.zeros(0, np.float32)
 
     def _draw_ball(self, image: NDArray[np.uint8], poses: BallPoses, index: int) -> None:
         centres = poses.centre_mm[index]
+        count = 1 if np.all(centres == centres[0]) else len(centres)  # sharp: draw once
+        key = b"b" + b"".join(
+            np.ascontiguousarray(a).tobytes()
+            for a in (
+                poses.ball[index],
+                centres[:count],
+                poses.orientation[index, :count],
+                poses.scale[index],
+                poses.shade[index],
+            )
+        )
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._ball_patch(poses, index, count, image.shape)
+            self._cache[key] = cached
+        box, colour, alpha = cached
+        if box is None:
+            return
+        (u0, u1), (v0, v1) = box
+        patch = image[v0:v1, u0:u1].astype(np.float32)
+        blended = patch * (1.0 - alpha) + colour
+        image[v0:v1, u0:u1] = np.clip(blended, 0, 255).astype(np.uint8)
+
+    def _ball_patch(
+        self, poses: BallPoses, index: int, count: int, shape: tuple[int, ...]
+    ) -> Patch:
+        """Box, premultiplied colour (h, w, 3) and coverage (h, w, 1) of one ball, blurred
+        over its `count` sub-frame samples."""
+        centres = poses.centre_mm[index, :count]
         uvs = self.camera.project(centres[:, :2], centres[:, 2])
         radii = self.camera.ball_radius_px(centres[:, :2], self.table.ball_radius_mm)
         radii = radii * poses.scale[index]
         reach = float(np.max(np.linalg.norm(uvs - uvs.mean(axis=0), axis=1))) + radii.max()
-        box = _box(uvs.mean(axis=0), reach, image.shape)
+        box = _box(uvs.mean(axis=0), reach, shape)
         if box is None:
-            return
+            return None, np.zeros(0, np.float32), np.zeros(0, np.float32)
         (u0, u1), (v0, v1) = box
         gu, gv = np.meshgrid(
             np.arange(u0, u1, dtype=np.float64), np.arange(v0, v1, dtype=np.float64)
         )
         colour_sum = np.zeros((*gu.shape, 3))
         alpha_sum = np.zeros(gu.shape)
-        for sample in range(len(uvs)):
+        for sample in range(count):
             colour, alpha = self._sprite(
                 int(poses.ball[index]),
                 gu - uvs[sample, 0],
@@ -200,12 +251,9 @@ class Renderer:
             )
             colour_sum += colour * alpha[..., None]
             alpha_sum += alpha
-        samples = len(uvs)
-        alpha_mean = alpha_sum / samples
-        colour_mean = colour_sum / samples * 255.0 * poses.shade[index]
-        patch = image[v0:v1, u0:u1].astype(np.float64)
-        blended = patch * (1.0 - alpha_mean[..., None]) + colour_mean
-        image[v0:v1, u0:u1] = np.clip(blended, 0, 255).astype(np.uint8)
+        premultiplied = colour_sum / count * 255.0 * poses.shade[index]
+        coverage = (alpha_sum / count)[..., None]
+        return box, premultiplied.astype(np.float32), coverage.astype(np.float32)
 
     def _sprite(
         self, ball: int, du: FloatArray, dv: FloatArray, radius: float, orientation: FloatArray
