@@ -1,0 +1,266 @@
+"""Finding ball centres in a searched image: candidates, sub-pixel centres, confidence.
+
+Pure functions over a `SearchRegion` (the per-pixel maps of the searched pixels, a whole
+table or a mosaic of windows). All per-ball work is batched over balls with NumPy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+RING_SAMPLES = 32
+_ANGLES = np.linspace(0.0, 2.0 * np.pi, RING_SAMPLES, endpoint=False)
+DIRECTIONS = np.column_stack([np.cos(_ANGLES), np.sin(_ANGLES)])
+"""(32, 2) unit vectors around a circle."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SearchRegion:
+    """Per-pixel maps of the searched pixels (all the same height and width).
+
+    Attributes:
+        image: (H, W, 3) uint8 BGR.
+        distance: (H, W) float32 Lab distance from the cloth (0 off the surface).
+        foreground: (H, W) uint8 1 where the distance passes the threshold.
+        radius: (H, W) float32 expected ball radius, px (0 in mosaic gaps).
+        gradient: (H, W, 2) float32 lightness gradient, Lab L per px.
+    """
+
+    image: NDArray[np.uint8]
+    distance: NDArray[np.float32]
+    foreground: NDArray[np.uint8]
+    radius: NDArray[np.float32]
+    gradient: NDArray[np.float32]
+
+
+def sample(image: NDArray[np.generic], points: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Nearest-pixel values of a (H, W[, C]) image at (..., 2) points (u, v); 0 outside."""
+    height, width = image.shape[:2]
+    u = np.round(points[..., 0]).astype(np.int64)
+    v = np.round(points[..., 1]).astype(np.int64)
+    inside = (u >= 0) & (u < width) & (v >= 0) & (v < height)
+    values = image[np.clip(v, 0, height - 1), np.clip(u, 0, width - 1)].astype(np.float64)
+    mask = inside if values.ndim == inside.ndim else inside[..., None]
+    out: NDArray[np.float64] = values * mask
+    return out
+
+
+def suppress(
+    xy: NDArray[np.float64], radius: NDArray[np.float64], min_gap_radii: float
+) -> NDArray[np.int64]:
+    """Indices of points kept by greedy suppression in the given (best-first) order."""
+    kept: list[int] = []
+    for index in range(len(xy)):
+        if kept:
+            gap = np.hypot(*(xy[kept] - xy[index]).T)
+            if np.any(gap < min_gap_radii * radius[index]):
+                continue
+        kept.append(index)
+    return np.array(kept, np.int64)
+
+
+def distance_peaks(region: SearchRegion, min_ratio: float, max_ratio: float) -> NDArray[np.float64]:
+    """(K, 2) candidate centres: maxima of the foreground's distance transform measured in
+    ball radii, between `min_ratio` and `max_ratio`, at least 1.7 radii apart."""
+    distance = cv2.distanceTransform(region.foreground, cv2.DIST_L2, cv2.DIST_MASK_5)
+    ratio = distance / np.maximum(region.radius, 1.0)
+    size = max(3, int(np.median(region.radius[region.radius > 0]) * 0.5) | 1)
+    local_max = ratio >= cv2.dilate(ratio, np.ones((size, size), np.uint8))
+    ys, xs = np.nonzero(local_max & (ratio >= min_ratio))
+    if len(xs) == 0:
+        return np.zeros((0, 2))
+    order = np.argsort(-ratio[ys, xs], kind="stable")
+    xy = np.column_stack([xs, ys]).astype(np.float64)[order]
+    values = ratio[ys, xs][order]
+    chosen = suppress(xy, region.radius[ys, xs][order].astype(np.float64), 1.7)
+    peaks: NDArray[np.float64] = xy[chosen[values[chosen] <= max_ratio]]
+    return peaks
+
+
+def outline_peaks(
+    region: SearchRegion, edge_gradient: float, min_votes: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Centres of round outlines of the expected radius (a circle Hough transform with the
+    known radius at each pixel): (K, 2) centres best first and (K,) vote shares."""
+    gradient = region.gradient
+    magnitude = np.hypot(gradient[..., 0], gradient[..., 1])
+    ys, xs = np.nonzero((magnitude > edge_gradient) & (region.radius > 0))
+    if len(xs) == 0:
+        return np.zeros((0, 2)), np.zeros(0)
+    height, width = magnitude.shape
+    unit = gradient[ys, xs] / magnitude[ys, xs, None]
+    reach = region.radius[ys, xs]
+    votes = np.zeros(height * width, np.float64)
+    for sign in (1.0, -1.0):
+        cu = np.round(xs + sign * reach * unit[:, 0]).astype(np.int64)
+        cv = np.round(ys + sign * reach * unit[:, 1]).astype(np.int64)
+        inside = (cu >= 0) & (cu < width) & (cv >= 0) & (cv < height)
+        votes += np.bincount(cv[inside] * width + cu[inside], minlength=height * width)
+    accumulator = cv2.GaussianBlur(votes.reshape(height, width).astype(np.float32), (5, 5), 1.0)
+    # A sharp outline gives about two edge pixels per unit of circumference; a Gaussian
+    # of sigma 1 keeps about a sixth of a point's votes at its peak.
+    share = accumulator / (2.0 * np.pi * np.maximum(region.radius, 1.0) * 2.0 / 6.0)
+    size = max(3, int(np.median(region.radius[region.radius > 0])) | 1)
+    peak = (share >= cv2.dilate(share, np.ones((size, size), np.uint8))) & (share >= min_votes)
+    pv, pu = np.nonzero(peak)
+    order = np.argsort(-share[pv, pu], kind="stable")
+    return np.column_stack([pu, pv]).astype(np.float64)[order], share[pv, pu][order].astype(
+        np.float64
+    )
+
+
+def merge_candidates(
+    first: NDArray[np.float64], second: NDArray[np.float64], radius: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """`first` plus the points of `second` at least 1.7 radii from everything kept."""
+    both = np.vstack([first, second])
+    if len(both) == 0:
+        return both
+    gap_radius = np.concatenate([np.zeros(len(first)), radius])
+    keep = np.ones(len(both), bool)
+    for index in range(len(first), len(both)):
+        others = both[:index][keep[:index]]
+        if len(others) and np.min(np.hypot(*(others - both[index]).T)) < 1.7 * gap_radius[index]:
+            keep[index] = False
+    merged: NDArray[np.float64] = both[keep]
+    return merged
+
+
+def _patch_grid(
+    xy: NDArray[np.float64], reach: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(K, S, S) integer pixel coordinates u and v of a square patch around each point."""
+    offsets = np.arange(-reach, reach + 1, dtype=np.float64)
+    base = np.round(xy)
+    us = base[:, 0, None, None] + offsets[None, None, :]
+    vs = base[:, 1, None, None] + offsets[None, :, None]
+    size = len(offsets)
+    return np.broadcast_to(us, (len(xy), size, size)), np.broadcast_to(vs, (len(xy), size, size))
+
+
+def own_disc(
+    xy: NDArray[np.float64], radius: NDArray[np.float64], scale: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+    """Patches around each ball and, per patch pixel, whether it lies within `scale` radii of
+    that ball and nearer to it than to any other ball (touching balls split their pixels).
+
+    Returns:
+        (K, S, S) u, (K, S, S) v and (K, S, S) bool mask.
+    """
+    reach = int(np.ceil(float(radius.max()) * scale)) + 1
+    us, vs = _patch_grid(xy, reach)
+    du = us - xy[:, 0, None, None]
+    dv = vs - xy[:, 1, None, None]
+    mask = du * du + dv * dv <= ((radius * scale) ** 2)[:, None, None]
+    if len(xy) > 1:
+        # A pixel is this ball's when it is on this ball's side of the bisector with each of
+        # the few nearest balls (the only ones whose cells can reach into this disc).
+        offsets = xy[None, :, :] - xy[:, None, :]
+        pairwise = np.hypot(offsets[..., 0], offsets[..., 1])
+        np.fill_diagonal(pairwise, np.inf)
+        count = min(6, len(xy) - 1)
+        nearest = np.argsort(pairwise, axis=1)[:, :count]
+        toward = np.take_along_axis(offsets, nearest[..., None], axis=1)
+        near = np.take_along_axis(pairwise, nearest, axis=1) < 2.0 * radius[:, None] * scale + 2.0
+        half = 0.5 * np.sum(toward * toward, axis=2)
+        for k in range(count):
+            side = du * toward[:, k, 0, None, None] + dv * toward[:, k, 1, None, None]
+            mask &= (side <= half[:, k, None, None]) | ~near[:, k, None, None]
+    return us, vs, mask
+
+
+def refine_centres(
+    weight: NDArray[np.float32],
+    xy: NDArray[np.float64],
+    radius: NDArray[np.float64],
+    iterations: int,
+) -> NDArray[np.float64]:
+    """Sub-pixel centres: soft-foreground centroids over each ball's own disc, iterated."""
+    centres = xy.copy()
+    for _ in range(iterations):
+        us, vs, mask = own_disc(centres, radius, 1.0)
+        w = sample(weight, np.stack([us, vs], axis=-1)) * mask
+        total = w.sum(axis=(1, 2))
+        found = total > 1e-3
+        moved = np.column_stack([(w * us).sum(axis=(1, 2)), (w * vs).sum(axis=(1, 2))])
+        centres[found] = moved[found] / total[found, None]
+    return centres
+
+
+def fit_outlines(
+    region: SearchRegion, xy: NDArray[np.float64], radius: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Centres from the outline: along 32 directions, the point between 0.7 and 1.3 radii
+    where the lightness changes most radially, then a least-squares circle of the known
+    radius through those points (for balls of the cloth's own colour)."""
+    scales = np.linspace(0.7, 1.3, 13)
+    points = (
+        xy[:, None, None, :]
+        + radius[:, None, None, None] * scales[None, None, :, None] * DIRECTIONS[None, :, None, :]
+    )
+    gradient = sample(region.gradient, points)
+    radial = np.abs(np.sum(gradient * DIRECTIONS[None, :, None, :], axis=3))
+    best = np.argmax(radial, axis=2)
+    strength = np.take_along_axis(radial, best[..., None], axis=2)[..., 0]
+    edge = np.take_along_axis(points, best[..., None, None], axis=2)[:, :, 0, :]
+    weight = strength / np.maximum(strength.sum(axis=1, keepdims=True), 1e-9)
+    # Each edge point says the centre lies one radius inward from it.
+    implied = edge - radius[:, None, None] * DIRECTIONS[None, :, :]
+    fitted: NDArray[np.float64] = np.sum(implied * weight[..., None], axis=1)
+    return fitted
+
+
+def confidence(
+    region: SearchRegion,
+    xy: NDArray[np.float64],
+    radius: NDArray[np.float64],
+    edge_gradient: float,
+    min_free_ring: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(K,) confidence and (K,) foreground coverage of each ball.
+
+    Confidence is the evidence of a ball (its disc is foreground, or failing that, a round
+    outline) times how free the ring just outside it is (cloth, or other balls): inside a
+    hand or an arm, the ring is foreground all round.
+    """
+    inner_radii = np.array([0.2, 0.45, 0.7])
+    inner = (
+        xy[:, None, None, :]
+        + (radius[:, None, None, None] * inner_radii[None, :, None, None])
+        * DIRECTIONS[None, None, :, :]
+    )
+    coverage = sample(region.foreground, inner).mean(axis=(1, 2))
+    scales = np.array([0.85, 0.95, 1.05])
+    outline = (
+        xy[:, None, None, :]
+        + (radius[:, None, None, None] * scales[None, :, None, None]) * DIRECTIONS[None, None, :, :]
+    )
+    radial = np.abs(np.sum(sample(region.gradient, outline) * DIRECTIONS[None, None, :, :], axis=3))
+    outline_share = np.mean(radial.max(axis=1) > edge_gradient, axis=1)
+    evidence = np.maximum(coverage, np.clip(outline_share * 1.25, 0.0, 1.0) * 0.9)
+    ring = xy[:, None, :] + 1.4 * radius[:, None, None] * DIRECTIONS[None, :, :]
+    occupied = sample(region.foreground, ring) > 0
+    gaps = np.linalg.norm(ring[:, :, None, :] - xy[None, None, :, :], axis=3)
+    explained = np.any(gaps < 1.2 * radius[None, None, :], axis=2)
+    free = np.mean(~occupied | explained, axis=1)
+    ring_score = np.clip((free - min_free_ring) / (1.0 - min_free_ring) * 2.0, 0.0, 1.0)
+    return evidence * ring_score, coverage
+
+
+def ball_pixels(
+    image: NDArray[np.uint8], xy: NDArray[np.float64], radius: NDArray[np.float64]
+) -> list[NDArray[np.uint8]]:
+    """Each ball's (K_i, 3) BGR pixels within 0.8 radius and nearer to it than to others."""
+    if len(xy) == 0:
+        return []
+    us, vs, mask = own_disc(xy, radius, 0.8)
+    height, width = image.shape[:2]
+    inside = mask & (us >= 0) & (us < width) & (vs >= 0) & (vs < height)
+    u = np.clip(us, 0, width - 1).astype(np.int64)
+    v = np.clip(vs, 0, height - 1).astype(np.int64)
+    patches = image[v, u]
+    return [np.ascontiguousarray(patches[k][inside[k]]) for k in range(len(xy))]

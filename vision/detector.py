@@ -1,0 +1,265 @@
+"""The default ball detector: no trained weights, only the calibration and the cloth.
+
+Per region of the frame (the whole table, or windows around where the tracker expects balls):
+1. colour distance of every pixel from the learned cloth (Lab; shadows count for less);
+2. the foreground's distance transform divided by the expected ball radius at each pixel:
+   ball centres are its local maxima near 1, also inside a rack, where touching balls meet
+   only at points; thin things (cue, fingers, chalk) peak far below 1, a hand far above;
+3. non-maximum suppression at 1.7 radii (touching balls are 2 radii apart);
+4. sub-pixel centres: the soft foreground's centroid in a disc of one radius, each pixel
+   given to its nearest candidate, iterated;
+5. confidence: disc coverage times the share of a ring just outside the ball that is cloth or
+   another ball (a ball in a hand, or the middle of a hand, has foreground all round);
+6. identification of each kept ball from its pixels (vision.identify).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.io import Calibration
+from vision.candidates import (
+    SearchRegion,
+    ball_pixels,
+    confidence,
+    distance_peaks,
+    fit_outlines,
+    merge_candidates,
+    outline_peaks,
+    refine_centres,
+)
+from vision.cloth import ClothModel, TableView, lab_distance
+from vision.identify import Identifier, IdentifierConfig
+from vision.mosaic import Box, Mosaic, merge_boxes, pack
+from vision.types import NUM_CLASSES, Detections, Frame
+
+
+@dataclass(frozen=True, slots=True)
+class DetectorConfig:
+    """Tunables of the classical detector.
+
+    Attributes:
+        foreground_distance: Lab distance from the cloth above which a pixel is foreground
+            (at least `noise_factor` times the cloth's own noise); raising it drops faint,
+            blurred or cloth-coloured balls, lowering it lets shadows in.
+        noise_factor: multiple of the cloth's noise that is foreground.
+        shadow_weight: weight of darkening against the cloth (0..1); lowering it ignores
+            shadows better and finds the black ball on dark cloth worse.
+        min_peak_ratio: smallest distance-transform peak, in ball radii, that can be a ball;
+            raising it rejects more half-hidden and blurred balls and more chalk and cues.
+        max_peak_ratio: largest such peak (a hand or an arm is wider than a ball).
+        min_confidence: detections below it are dropped.
+        min_free_ring: share of the ring around a ball that must be cloth or other balls.
+        edge_gradient: lightness gradient (Lab L per pixel) that counts as a ball's outline;
+            it finds balls of the cloth's own colour (a green 6 on green cloth) by their
+            shaded rim. Raising it ignores cloth texture better and finds such balls worse.
+        min_ring_votes: share of an outline's circumference that must vote for a centre
+            before an outline with too little foreground inside becomes a candidate.
+        hint_window_radii: half-size of the search window around each hint, in radii.
+        surface_margin_mm: how far past the cushion noses the surface mask reaches.
+        refine_iterations: centroid iterations for the sub-pixel centre.
+        identifier: identification settings.
+    """
+
+    foreground_distance: float = 16.0
+    noise_factor: float = 5.0
+    shadow_weight: float = 0.45
+    min_peak_ratio: float = 0.55
+    max_peak_ratio: float = 1.45
+    min_confidence: float = 0.4
+    min_free_ring: float = 0.55
+    edge_gradient: float = 2.5
+    min_ring_votes: float = 0.2
+    hint_window_radii: float = 3.0
+    surface_margin_mm: float = 20.0
+    refine_iterations: int = 3
+    identifier: IdentifierConfig = field(default_factory=IdentifierConfig)
+
+
+class BallDetector:
+    """Finds and names the balls on a calibrated table.
+
+    Args:
+        calibration: the table seen by this camera.
+        config: tunables; the defaults suit any calibrated view.
+    """
+
+    def __init__(self, calibration: Calibration, config: DetectorConfig | None = None) -> None:
+        self.config = config or DetectorConfig()
+        self._setup(TableView.from_calibration(calibration, self.config.surface_margin_mm))
+
+    @classmethod
+    def from_view(cls, view: TableView, config: DetectorConfig | None = None) -> BallDetector:
+        """A detector over a prepared view (e.g. an uncalibrated mask and one ball size)."""
+        detector = cls.__new__(cls)
+        detector.config = config or DetectorConfig()
+        detector._setup(view)
+        return detector
+
+    def _setup(self, view: TableView) -> None:
+        self.view = view
+        self._ones = np.ones(view.valid.shape, np.uint8)
+        self._bounds = view.bounds()
+        self.identifier = Identifier(self.config.identifier)
+        self.cloth: ClothModel | None = None
+
+    def learn_cloth(self, frame: Frame) -> ClothModel:
+        """Learn (or relearn, after the light changed) the cloth colour from a frame."""
+        self._check_size(frame)
+        self.cloth = ClothModel.learn(frame.image, self.view, self.config.shadow_weight)
+        return self.cloth
+
+    def _check_size(self, frame: Frame) -> None:
+        if frame.size != self.view.size:
+            raise ValueError(
+                f"frame is {frame.size[0]}x{frame.size[1]} but the calibration is for "
+                f"{self.view.size[0]}x{self.view.size[1]}"
+            )
+
+    @property
+    def threshold(self) -> float:
+        """The foreground distance in use (Lab units)."""
+        noise = self.cloth.noise if self.cloth is not None else 0.0
+        return max(self.config.foreground_distance, self.config.noise_factor * noise)
+
+    def detect(self, frame: Frame, hint_xy_px: NDArray[np.floating] | None = None) -> Detections:
+        """Balls in one frame.
+
+        Args:
+            frame: the image; the cloth is learned from the first frame seen.
+            hint_xy_px: (M, 2) pixels where the tracker expects balls; only windows around
+                them are searched (balls elsewhere are missed: search the whole frame now
+                and then for new ones).
+
+        Returns:
+            Detections with sub-pixel centres, table positions (NaN when uncalibrated),
+            expected radii, confidences and class probabilities.
+        """
+        self._check_size(frame)
+        if self.cloth is None:
+            self.learn_cloth(frame)
+        boxes = self._boxes(hint_xy_px)
+        if not boxes:
+            return Detections.empty()
+        mosaic = pack(boxes, self._bounds)
+        region = self._search_region(frame.image, mosaic)
+        xy, confidence, pixels = self._find(region, mosaic)
+        return self._assemble(mosaic.to_frame(xy) if len(xy) else xy, confidence, pixels)
+
+    def _boxes(self, hint_xy_px: NDArray[np.floating] | None) -> list[Box]:
+        full = self._bounds
+        if hint_xy_px is None:
+            return [full] if full[2] > full[0] and full[3] > full[1] else []
+        hints = np.asarray(hint_xy_px, np.float64).reshape(-1, 2)
+        hints = hints[np.all(np.isfinite(hints), axis=1)]
+        half = np.ceil(self.config.hint_window_radii * self._radius_at(hints)) + 2
+        boxes = np.column_stack([hints - half[:, None], hints + half[:, None] + 1])
+        boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], full[0], full[2])
+        boxes[:, [1, 3]] = np.clip(boxes[:, [1, 3]], full[1], full[3])
+        merged = merge_boxes(np.round(boxes).astype(np.int64))
+        return [b for b in merged if b[2] - b[0] > 2 and b[3] - b[1] > 2]
+
+    def _search_region(self, image: NDArray[np.uint8], mosaic: Mosaic) -> SearchRegion:
+        assert self.cloth is not None
+        crop = mosaic.gather(image)
+        lab = np.asarray(cv2.cvtColor(crop, cv2.COLOR_BGR2Lab), dtype=np.uint8)
+        cloth = mosaic.gather(self.cloth.lab)
+        distance = lab_distance(lab, cloth, self.config.shadow_weight)
+        distance *= mosaic.gather(self.view.valid)
+        foreground = (distance > self.threshold).astype(np.uint8)
+        lightness = lab[..., 0].astype(np.float32) * np.float32(100.0 / 255.0)
+        gradient = np.dstack(
+            [
+                cv2.Sobel(lightness, cv2.CV_32F, 1, 0, ksize=3, scale=0.125),
+                cv2.Sobel(lightness, cv2.CV_32F, 0, 1, ksize=3, scale=0.125),
+            ]
+        ).astype(np.float32)
+        # Tile borders are not edges: the picture just stops there.
+        inside = cv2.erode(mosaic.gather(self._ones), np.ones((3, 3), np.uint8))
+        gradient *= inside[..., None].astype(np.float32)
+        radius = mosaic.gather(self.view.radius_px)
+        return SearchRegion(crop, distance, foreground, radius, gradient)
+
+    def _find(
+        self, region: SearchRegion, mosaic: Mosaic
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]:
+        """Centres (mosaic px), confidences and pixels of the balls in a region."""
+        config = self.config
+        blobs = distance_peaks(region, config.min_peak_ratio, config.max_peak_ratio)
+        rings, _ = outline_peaks(region, config.edge_gradient, config.min_ring_votes)
+        candidates = merge_candidates(blobs, rings, _at(region.radius, rings))
+        if len(candidates) == 0:
+            return np.zeros((0, 2)), np.zeros(0), []
+        radius = _at(region.radius, candidates)
+        score, coverage = confidence(
+            region, candidates, radius, config.edge_gradient, config.min_free_ring
+        )
+        # Cheap first cut before the per-ball work (a rough centre loses some confidence).
+        plausible = score >= 0.5 * config.min_confidence
+        candidates, radius, faint = (
+            candidates[plausible],
+            radius[plausible],
+            coverage[plausible] < 0.5,
+        )
+        weight = np.clip((region.distance - 0.5 * self.threshold) / self.threshold, 0.0, 1.0)
+        xy = refine_centres(weight.astype(np.float32), candidates, radius, config.refine_iterations)
+        if faint.any():
+            # A ball of the cloth's colour shows only its rim, highlight and number: its
+            # foreground centroid is meaningless, its outline is not.
+            outline_xy = fit_outlines(region, candidates[faint], radius[faint])
+            xy[faint] = fit_outlines(region, outline_xy, radius[faint])
+        score, coverage = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)
+        keep = (score >= config.min_confidence) & (mosaic.cut_distance(xy) >= 0.9 * radius)
+        keep &= mosaic.tile_of(xy) >= 0
+        xy, radius, score = xy[keep], radius[keep], score[keep]
+        return xy, score, ball_pixels(region.image, xy, radius)
+
+    def _assemble(
+        self,
+        xy: NDArray[np.float64],
+        confidence: NDArray[np.float64],
+        pixels: list[NDArray[np.uint8]],
+    ) -> Detections:
+        if len(xy) == 0:
+            return Detections.empty()
+        keep = _dedupe(xy, confidence, self._radius_at(xy))
+        xy, confidence = xy[keep], confidence[keep]
+        class_prob = self.identifier.identify([pixels[i] for i in np.flatnonzero(keep)])
+        camera = self.view.camera
+        xy_mm = camera.to_table(xy) if camera is not None else np.full((len(xy), 2), np.nan)
+        return Detections(
+            xy_px=xy.astype(np.float32),
+            xy_mm=xy_mm.astype(np.float32),
+            radius_px=self._radius_at(xy).astype(np.float32),
+            confidence=confidence.astype(np.float32),
+            class_prob=class_prob.reshape(-1, NUM_CLASSES),
+        )
+
+    def _radius_at(self, xy: NDArray[np.float64]) -> NDArray[np.float64]:
+        return _at(self.view.radius_px, xy)
+
+
+def _at(image: NDArray[np.float32], xy: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Values of a (H, W) map at (K, 2) points, nearest pixel, clamped to the map."""
+    height, width = image.shape
+    u = np.clip(np.round(xy[:, 0]).astype(np.int64), 0, width - 1)
+    v = np.clip(np.round(xy[:, 1]).astype(np.int64), 0, height - 1)
+    return image[v, u].astype(np.float64)
+
+
+def _dedupe(
+    xy: NDArray[np.float64], confidence: NDArray[np.float64], radius: NDArray[np.float64]
+) -> NDArray[np.bool_]:
+    """Drop the less confident of two detections closer than one radius."""
+    keep = np.ones(len(xy), bool)
+    for i in np.argsort(-confidence):
+        if not keep[i]:
+            continue
+        close = np.hypot(*(xy - xy[i]).T) < radius[i]
+        close[i] = False
+        keep &= ~close
+    return keep

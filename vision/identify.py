@@ -1,0 +1,243 @@
+"""Which ball is which: a probability for each class (cue, 1..10) from a ball's pixels.
+
+Features per ball, after white balance: the fraction of white pixels (the cue ball is nearly
+all white, the stripes 9 and 10 show a lot of white beside their band, the solids only their
+number circle) and the median Lab colour of the other pixels (the ball's colour). Each class
+scores how far the features are from what it should show; a softmax turns scores into
+probabilities. Ten-ball has one ball of each number, so `exclusive_probabilities` makes a
+frame's probabilities consistent (Sinkhorn balancing, then the Hungarian assignment on
+-log p decides each ball's label).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import linear_sum_assignment
+
+from vision.palette import STRIPED, Palette
+from vision.types import CUE, NUM_CLASSES
+
+FEATURES = ("white_fraction", "L", "a", "b", "coloured_fraction")
+"""Columns of the feature matrix."""
+
+_SOLIDS = np.array([b not in STRIPED and b != CUE for b in range(NUM_CLASSES)])
+_STRIPES = np.array([b in STRIPED for b in range(NUM_CLASSES)])
+
+
+@dataclass(frozen=True, slots=True)
+class IdentifierConfig:
+    """How balls are told apart.
+
+    Attributes:
+        palette: "standard", "tv", or "auto" (per frame, the set that explains the balls best).
+        colour_sigma: colour distance (Lab units) that costs one unit of log-likelihood;
+            raising it flattens the probabilities.
+        lightness_weight: weight of lightness against hue and chroma; shading changes
+            lightness, so keep it below 1.
+        white_chroma: largest chroma (Lab) of a pixel counted as white after white balance.
+        white_lightness: smallest lightness (0..100) of a white pixel.
+        solid_white_max: most white a solid shows (its number circle facing the camera).
+        stripe_white_min: least white a stripe shows (its band facing the camera).
+        cue_white_min: least white the cue ball shows (its shaded rim is not white).
+        exclusive: make each frame's probabilities consistent with one ball per class.
+    """
+
+    palette: str = "auto"
+    colour_sigma: float = 12.0
+    lightness_weight: float = 0.4
+    white_chroma: float = 18.0
+    white_lightness: float = 62.0
+    solid_white_max: float = 0.16
+    stripe_white_min: float = 0.3
+    cue_white_min: float = 0.7
+    exclusive: bool = True
+
+
+def white_balance_gains(pixels_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """(3,) per-channel gains that make the brightest near-neutral ball pixels white.
+
+    The white of the cue ball, the stripes' caps and the number circles is the brightest
+    thing on the balls in every channel; its colour is the light's colour. When that is not
+    plausibly a tinted white (a strong colour), the gains are 1.
+
+    Args:
+        pixels_bgr: (K, 3) uint8 pixels of all balls in a frame.
+    """
+    ones = np.ones(3, np.float32)
+    if len(pixels_bgr) < 20:
+        return ones
+    pixels = pixels_bgr.astype(np.float32)
+    low = pixels.min(axis=1)
+    bright = pixels[low >= np.percentile(low, 97)]
+    white = np.median(bright, axis=0)
+    lab = cv2.cvtColor((white / 255.0).reshape(1, 1, 3).astype(np.float32), cv2.COLOR_BGR2Lab)
+    chroma = float(np.hypot(lab[0, 0, 1], lab[0, 0, 2]))
+    if chroma > 28.0 or lab[0, 0, 0] < 45.0:
+        return ones
+    gains = np.clip(np.float32(235.0) / np.maximum(white, 1.0), 0.6, 2.5)
+    return np.asarray(gains / max(1.0, float(gains.min())), dtype=np.float32)
+
+
+def ball_features(
+    pixels_bgr: NDArray[np.uint8], gains: NDArray[np.float32], config: IdentifierConfig
+) -> NDArray[np.float32]:
+    """(5,) features of one ball (see FEATURES) from its (K, 3) uint8 BGR pixels."""
+    if len(pixels_bgr) == 0:
+        return np.array([0.0, 50.0, 0.0, 0.0, 0.0], np.float32)
+    balanced = np.clip(pixels_bgr.astype(np.float32) * gains / 255.0, 0.0, 1.0)
+    lab = cv2.cvtColor(balanced.reshape(1, -1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    white = (chroma <= config.white_chroma) & (lab[:, 0] >= config.white_lightness)
+    white_fraction = float(white.mean())
+    others = lab[~white]
+    if len(others) < max(3, 0.03 * len(lab)):
+        return np.array([white_fraction, 50.0, 0.0, 0.0, 0.0], np.float32)
+    # The colour is the median of the more saturated half: shading greys a ball's rim.
+    chroma_others = chroma[~white]
+    saturated = others[chroma_others >= np.median(chroma_others)]
+    colour = np.median(saturated, axis=0)
+    return np.array([white_fraction, *colour, 1.0 - white_fraction], np.float32)
+
+
+def class_scores(
+    features: NDArray[np.float32], palette: Palette, config: IdentifierConfig
+) -> NDArray[np.float64]:
+    """(N, 11) log-likelihood of each class for (N, 5) features (higher is likelier)."""
+    white = features[:, 0:1].astype(np.float64)
+    colour = features[:, 1:4].astype(np.float64)
+    difference = colour[:, None, :] - palette.lab[None, :, :].astype(np.float64)
+    difference[..., 0] *= config.lightness_weight
+    colour_cost = np.sum(difference**2, axis=2) / config.colour_sigma**2
+    # The cue ball has no colour to compare: its non-white pixels are its shaded rim.
+    colour_cost[:, CUE] = np.minimum(colour_cost[:, CUE], 4.0)
+    solid_cost = (np.maximum(white - config.solid_white_max, 0.0) / 0.06) ** 2
+    stripe_cost = (np.maximum(config.stripe_white_min - white, 0.0) / 0.07) ** 2
+    stripe_cost += (np.maximum(white - 0.85, 0.0) / 0.05) ** 2
+    cue_cost = (np.maximum(config.cue_white_min - white, 0.0) / 0.08) ** 2
+    white_cost = np.where(_SOLIDS[None, :], solid_cost, 0.0)
+    white_cost = np.where(_STRIPES[None, :], stripe_cost, white_cost)
+    white_cost[:, CUE] = cue_cost[:, 0]
+    scores: NDArray[np.float64] = -0.5 * (colour_cost + white_cost)
+    return scores
+
+
+def softmax(scores: NDArray[np.float64]) -> NDArray[np.float32]:
+    """Row-wise softmax of (N, C) scores."""
+    if len(scores) == 0:
+        return np.zeros(scores.shape, np.float32)
+    shifted = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return np.asarray(shifted / shifted.sum(axis=1, keepdims=True), dtype=np.float32)
+
+
+def _padded(prob: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Square matrix: dummy rows for missing balls, dummy columns for extra detections."""
+    count = len(prob)
+    size = max(count, NUM_CLASSES)
+    square = np.full((size, size), 1.0 / size)
+    square[:count, :NUM_CLASSES] = prob
+    if count > NUM_CLASSES:
+        square[:count, NUM_CLASSES:] = 1e-3
+    return square
+
+
+def assign_identities(class_prob: NDArray[np.floating]) -> NDArray[np.int64]:
+    """(N,) one class per detection, each class at most once (Hungarian on -log p).
+
+    With more than eleven detections the least likely extras get -1.
+    """
+    count = len(class_prob)
+    if count == 0:
+        return np.zeros(0, np.int64)
+    cost = -np.log(_padded(np.asarray(class_prob, np.float64) + 1e-9))
+    rows, cols = linear_sum_assignment(cost)
+    labels = np.full(count, -1, np.int64)
+    inside = rows < count
+    labels[rows[inside]] = np.where(cols[inside] < NUM_CLASSES, cols[inside], -1)
+    return labels
+
+
+def exclusive_probabilities(
+    class_prob: NDArray[np.floating], iterations: int = 30
+) -> NDArray[np.float32]:
+    """(N, 11) probabilities consistent with one ball per class.
+
+    Sinkhorn balancing makes every class's column sum to at most one ball; then, where the
+    frame's best one-to-one assignment disagrees with a row's most probable class, that row's
+    two values are swapped so its top class is the assigned one. Rows sum to 1.
+    """
+    prob = np.asarray(class_prob, np.float64) + 1e-6
+    count = len(prob)
+    if count == 0:
+        return np.zeros((0, NUM_CLASSES), np.float32)
+    square = _padded(prob / prob.sum(axis=1, keepdims=True))
+    for _ in range(iterations):
+        square /= square.sum(axis=1, keepdims=True)
+        square /= square.sum(axis=0, keepdims=True)
+    balanced = square[:count, :NUM_CLASSES]
+    balanced = balanced / balanced.sum(axis=1, keepdims=True)
+    labels = assign_identities(balanced)
+    for row, label in enumerate(labels):
+        top = int(np.argmax(balanced[row]))
+        if label >= 0 and label != top:
+            balanced[row, [top, label]] = balanced[row, [label, top]]
+    return np.asarray(balanced, dtype=np.float32)
+
+
+class Identifier:
+    """Turns balls' pixels into class probabilities.
+
+    Args:
+        config: thresholds and the palette choice.
+    """
+
+    def __init__(self, config: IdentifierConfig | None = None) -> None:
+        self.config = config or IdentifierConfig()
+        names = ["standard", "tv"] if self.config.palette == "auto" else [self.config.palette]
+        self.palettes = [Palette.named(name) for name in names]
+
+    def features(self, pixels: list[NDArray[np.uint8]]) -> NDArray[np.float32]:
+        """(N, 5) features of N balls from their (K_i, 3) uint8 BGR pixels, white-balanced
+        together."""
+        if not pixels:
+            return np.zeros((0, len(FEATURES)), np.float32)
+        gains = white_balance_gains(np.concatenate(pixels, axis=0))
+        return np.stack([ball_features(p, gains, self.config) for p in pixels])
+
+    def independent(self, features: NDArray[np.float32]) -> NDArray[np.float32]:
+        """(N, 11) per-ball probabilities, ignoring the other balls; with several palettes,
+        the palette that explains the frame best."""
+        best: NDArray[np.float32] | None = None
+        best_cost = np.inf
+        for palette in self.palettes:
+            prob = softmax(class_scores(features, palette, self.config))
+            labels = assign_identities(prob)
+            kept = labels >= 0
+            cost = -float(np.sum(np.log(prob[np.flatnonzero(kept), labels[kept]] + 1e-9)))
+            if cost < best_cost:
+                best, best_cost = prob, cost
+        assert best is not None
+        return best
+
+    def identify(self, pixels: list[NDArray[np.uint8]]) -> NDArray[np.float32]:
+        """(N, 11) class probabilities of N balls (consistent across the frame when the
+        config says `exclusive`)."""
+        prob = self.independent(self.features(pixels))
+        return exclusive_probabilities(prob) if self.config.exclusive else prob
+
+    def learn_from_rack(self, rack_features: dict[int, NDArray[np.float32]]) -> None:
+        """Adopt the colours seen on balls whose identity is known (e.g. in a rack the 1 at
+        the apex and the 10 in the middle), so the palette follows the table's light.
+
+        Args:
+            rack_features: ball class -> (5,) features of that ball.
+        """
+        updated = []
+        for palette in self.palettes:
+            for ball, feature in rack_features.items():
+                palette = palette.with_colour(ball, feature[1:4])
+            updated.append(palette)
+        self.palettes = updated
