@@ -187,7 +187,7 @@ class Review:
         summary = self._summary(wall_s)
         write_json_atomic(self.options.out_dir / "summary.json", summary)
         report = ReportInput(
-            title=str(getattr(self.source, "path", "video")),
+            title=Path(str(getattr(self.source, "path", "video"))).name,
             players=self.declarations.players,
             summary=summary,
             shots=tuple(self.run.shots),

@@ -67,13 +67,12 @@ def find_calibration(video: str | Path, table: TableSpec) -> tuple[Calibration, 
 
 def truth_detector(clip_dir: str | Path, calibration: Calibration) -> Detector:
     """The synthetic truth detector of a clip (balls exactly where its truth says)."""
-    from vision.synthetic.detector import TruthDetector
+    from referee.review.truth_detector import TruthDetector
 
     tracks = Path(clip_dir) / "truth" / "tracks.csv"
     if not tracks.exists():
         raise ReviewInputError(f"--truth-detector needs {tracks}")
-    detector: Detector = TruthDetector.from_tracks_csv(tracks, calibration)
-    return detector
+    return TruthDetector(tracks, calibration)
 
 
 def open_review(

@@ -11,16 +11,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from calibration.camera import BALL_CENTRE_HEIGHT_MM
-from calibration.io import Calibration, load_calibration
+from calibration.io import load_calibration
 from referee.declarations import load_declarations
 from referee.evaluate import HEADLINE, evaluate, headline
-from referee.evaluate_io import read_tracks
 from referee.review.session import Review, ReviewOptions
+from referee.review.truth_detector import TruthDetector
 from vision.sources import open_source
-from vision.types import NUM_CLASSES, Detections, Frame
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_videos"
@@ -33,44 +29,6 @@ SLACK_RELATIVE = 0.25
 """An error measure (mm, frames, switches) may grow this much (relative) above its baseline..."""
 SLACK_ABSOLUTE = 1.0
 """...plus this much (absolute), so a baseline of 0 tolerates tiny noise."""
-
-
-class TruthDetector:
-    """Detections exactly where a clip's truth/tracks.csv puts the visible balls.
-
-    Isolates tracking, events, shots and rules from the detector: any error left is theirs.
-    """
-
-    def __init__(self, tracks_csv: Path, calibration: Calibration) -> None:
-        rows = read_tracks(tracks_csv)
-        visible = rows.status == 0  # on_table only: occluded balls are not seen
-        self._by_frame: dict[int, np.ndarray[Any, Any]] = {}
-        index = np.flatnonzero(visible)
-        frames = rows.frame[index]
-        for frame in np.unique(frames):
-            self._by_frame[int(frame)] = index[frames == frame]
-        self._rows = rows
-        self._camera = calibration.camera
-        self._radius_mm = calibration.table.ball_radius_mm
-
-    def detect(self, frame: Frame, hint_xy_px: Any = None) -> Detections:
-        index = self._by_frame.get(frame.index)
-        if index is None or len(index) == 0:
-            return Detections.empty()
-        xy_mm = self._rows.xy_mm[index]
-        xy_px = self._rows.uv_px[index]
-        missing = ~np.isfinite(xy_px).all(axis=1)
-        if missing.any():
-            xy_px[missing] = self._camera.project(xy_mm[missing], BALL_CENTRE_HEIGHT_MM)
-        class_prob = np.zeros((len(index), NUM_CLASSES), np.float32)
-        class_prob[np.arange(len(index)), self._rows.ball[index]] = 1.0
-        return Detections(
-            xy_px=xy_px.astype(np.float32),
-            xy_mm=xy_mm.astype(np.float32),
-            radius_px=self._camera.ball_radius_px(xy_mm, self._radius_mm).astype(np.float32),
-            confidence=np.ones(len(index), np.float32),
-            class_prob=class_prob,
-        )
 
 
 def clips() -> list[Path]:
