@@ -109,6 +109,8 @@ class TrackSet:
         velocity_mm_s: (N, 2) float64 velocity, mm/s.
         xy_px: (N, 2) float64 centre in the image, px (NaN when unknown).
         status: (N,) object array of TrackStatus values.
+        measured_xy_mm: (N, 2) float64 the detection centre this frame, table mm, before
+            filtering (NaN when the ball was not detected). Optional; NaN when not given.
     """
 
     frame: int
@@ -118,15 +120,19 @@ class TrackSet:
     velocity_mm_s: NDArray[np.float64]
     xy_px: NDArray[np.float64]
     status: NDArray[np.object_]
+    measured_xy_mm: NDArray[np.float64] | None = None
 
     def __post_init__(self) -> None:
         n = len(self.ball)
+        if self.measured_xy_mm is None:
+            object.__setattr__(self, "measured_xy_mm", np.full((n, 2), np.nan))
         specs: dict[str, tuple[tuple[int, ...], type]] = {
             "ball": ((n,), np.int64),
             "xy_mm": ((n, 2), np.float64),
             "velocity_mm_s": ((n, 2), np.float64),
             "xy_px": ((n, 2), np.float64),
             "status": ((n,), np.object_),
+            "measured_xy_mm": ((n, 2), np.float64),
         }
         for name, (shape, dtype) in specs.items():
             array: NDArray[np.generic] = np.asarray(getattr(self, name), dtype=dtype)
