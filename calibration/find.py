@@ -52,6 +52,21 @@ POCKET_EVIDENCE = 12.0
 decide which sides are long; below it the camera fit decides."""
 
 SIDE_NAMES = ("head", "right", "foot", "left")
+
+SAME_COLOUR = 0.65
+"""An edge whose chroma change is below this share of its lightness change is light and shade
+on one cloth, not a change of material."""
+
+CLOTH_CHROMA = 12.0
+"""Below this Lab chroma a cloth counts as grey, and the cushion top outside a nose must then
+be within this chroma distance of it."""
+
+MAX_HUE_TURN_DEG = 25.0
+"""Largest hue difference between the cloth and the cushion top outside a nose; raising it
+lets a rail of a similar colour pass for a cushion."""
+
+MIN_DARKENING = 0.5
+"""Lightness gradient (Lab units per px, inward) below minus this marks a darkening edge."""
 """Sides in table order: head_left->head_right is the head, then right, foot, left."""
 
 
@@ -116,7 +131,7 @@ def find_table(
     image, scale = _working_image(full)
     region = find_cloth(image)
     lab = lab_image(image)
-    nose, found = _nose_lines(lab, region.outer_px)
+    nose, found = _nose_lines(lab, region.outer_px, region.colour_lab)
     corners = np.array([intersect(nose[k - 1], nose[k]) for k in range(4)])
     long_first, pocket_note = _long_sides(lab, region.outer_px, corners, table, options)
     notes = [pocket_note]
@@ -160,7 +175,7 @@ def _to_full(points: FloatArray, scale: float) -> FloatArray:
 
 
 def _nose_lines(
-    lab: NDArray[np.float32], outer: FloatArray
+    lab: NDArray[np.float32], outer: FloatArray, cloth_lab: FloatArray
 ) -> tuple[list[FloatArray], list[EdgeLine | None]]:
     """Per side of the cloth quad (side k runs corner k -> k+1): the nose line and its edge."""
     lines: list[FloatArray] = []
@@ -170,15 +185,52 @@ def _nose_lines(
         opposite = line_through(outer[(k + 2) % 4], outer[(k + 3) % 4])
         middle = 0.5 * (start + end)
         depth = CUSHION_BAND * abs(float(opposite @ np.array([middle[0], middle[1], 1.0])))
-        candidates = side_lines(lab, start, end, depth)
-        if candidates:
-            best = max(candidates, key=lambda edge: edge.inset_px)
-            lines.append(best.line)
-            found.append(best)
-        else:
-            lines.append(line_through(start, end))
-            found.append(None)
+        best = _pick_nose(side_lines(lab, start, end, depth), lab, cloth_lab)
+        lines.append(line_through(start, end) if best is None else best.line)
+        found.append(best)
     return lines, found
+
+
+def _pick_nose(
+    candidates: list[EdgeLine], lab: NDArray[np.float32], cloth_lab: FloatArray
+) -> EdgeLine | None:
+    """The cushion nose among the straight edges along a side.
+
+    Going inward from the rail, the lit cushion top ends at the nose, where the cloth darkens
+    into the shadow (or the face) under it; the shadow's inner edge (brightening) is not a
+    cushion feature. So the nose is the outermost edge that darkens without changing colour
+    and has cloth on its outer side; failing that, the innermost edge; failing that, the
+    cloth boundary itself.
+    """
+    noses = [
+        edge
+        for edge in candidates
+        if edge.lightness_step < -MIN_DARKENING
+        and edge.chroma_step < SAME_COLOUR * abs(edge.lightness_step)
+        and _cloth_outside(edge, lab, cloth_lab)
+    ]
+    if noses:
+        return min(noses, key=lambda edge: edge.inset_px)
+    if candidates:
+        return max(candidates, key=lambda edge: edge.inset_px)
+    return None
+
+
+def _cloth_outside(edge: EdgeLine, lab: NDArray[np.float32], cloth_lab: FloatArray) -> bool:
+    """Whether the pixels just outside the edge have the cloth's hue (a cushion top)."""
+    normal = edge.line[:2]
+    inward_sign = np.sign(np.mean(edge.points_px @ normal + edge.line[2]) - 0.0) or 1.0
+    centre = np.array([lab.shape[1] / 2.0, lab.shape[0] / 2.0])
+    toward_centre = np.sign(centre @ normal + edge.line[2]) or inward_sign
+    outside = edge.points_px - 2.5 * toward_centre * normal
+    u = np.clip(np.round(outside[:, 0]).astype(int), 0, lab.shape[1] - 1)
+    v = np.clip(np.round(outside[:, 1]).astype(int), 0, lab.shape[0] - 1)
+    chroma = np.median(lab[v, u, 1:], axis=0) - 128.0
+    reference = cloth_lab[1:] - 128.0
+    if np.hypot(*reference) < CLOTH_CHROMA:  # a grey cloth: the outside must be grey too
+        return bool(np.hypot(*(chroma - reference)) < CLOTH_CHROMA)
+    cosine = chroma @ reference / (np.linalg.norm(chroma) * np.linalg.norm(reference) + 1e-9)
+    return bool(cosine > np.cos(np.radians(MAX_HUE_TURN_DEG)))
 
 
 def _long_sides(
@@ -274,40 +326,37 @@ def _nose_height(
     table: TableSpec,
     options: FindOptions,
 ) -> tuple[CameraFit, FloatArray, str | None]:
-    """Move the lines of cushions whose face the camera cannot see down to the cloth."""
+    """Move the nose lines (seen at nose height) straight down onto the cloth, and refit.
+
+    The playing surface ends below the nose. A camera above the middle sees the nose a little
+    outside that line; one behind a rail sees the near nose well inside it.
+    """
     if options.nose_height_mm <= 0:
         return fit, corners, None
-    moved: list[str] = []
     seen = corners
     for _ in range(3):
-        outside = _outside_sides(fit.camera, table)
-        if not any(outside):
-            break
-        corners = _lowered_corners(fit.camera, seen, outside, options.nose_height_mm)
+        corners = _lowered_corners(fit.camera, seen, options.nose_height_mm)
         named = {n: (float(u), float(v)) for n, (u, v) in zip(CORNER_NAMES, corners, strict=True)}
         fit = fit_camera_report(named, table, fit.camera.image_size, options.prior, False)
-        moved = [SIDE_NAMES[k] for k in range(4) if outside[k]]
-    if not moved:
-        return fit, corners, None
-    return fit, corners, f"camera behind the {', '.join(moved)} cushion(s): nose edge lowered"
+    shift = float(np.max(np.linalg.norm(corners - seen, axis=1)))
+    return (
+        fit,
+        corners,
+        (
+            f"cushion noses taken {options.nose_height_mm:.1f} mm above the cloth: corners moved "
+            f"up to {shift:.1f} px onto the cloth plane"
+        ),
+    )
 
 
-def _outside_sides(camera: CameraModel, table: TableSpec) -> list[bool]:
-    x, y, _ = camera.centre_mm
-    return [x < 0.0, y > table.width_mm, x > table.length_mm, y < 0.0]
-
-
-def _lowered_corners(
-    camera: CameraModel, corners: FloatArray, outside: list[bool], nose_height_mm: float
-) -> FloatArray:
-    """Corners after replacing each outside side's nose line by its footprint on the cloth."""
+def _lowered_corners(camera: CameraModel, corners: FloatArray, nose_height_mm: float) -> FloatArray:
+    """Corners after replacing each side's nose line by its footprint on the cloth."""
     lines = []
     for k in range(4):
         ends = np.array([corners[k], corners[(k + 1) % 4]])
-        if outside[k]:
-            on_nose = camera.to_table(ends, nose_height_mm)
-            ends = camera.project(on_nose, 0.0)
-        lines.append(line_through(ends[0], ends[1]))
+        on_nose = camera.to_table(ends, nose_height_mm)
+        cloth = camera.project(on_nose, 0.0)
+        lines.append(line_through(cloth[0], cloth[1]))
     out: FloatArray = np.array([intersect(lines[k - 1], lines[k]) for k in range(4)])
     return out
 

@@ -21,8 +21,10 @@ from calibration.cloth import line_through
 PROFILE_STEP_PX = 0.5
 PROFILES_PER_SIDE = 90
 OUTSIDE_MARGIN_PX = 4.0
-"""How far outside the cloth boundary the profiles start, so that an edge on the boundary
-itself (a cushion of another colour) is still seen."""
+OUTSIDE_SHARE = 0.35
+"""How far outside the cloth boundary the profiles start (at least the margin, else this share
+of the inward depth), so that an edge on the boundary itself is seen, and a cushion whose face
+or shadow split it from the cloth region."""
 
 MIN_EDGE_STRENGTH = 1.0
 """Smallest Lab gradient (units per pixel) that counts as an edge; raising it ignores fainter
@@ -52,12 +54,18 @@ class EdgeLine:
         inset_px: distance of the line from the cloth boundary at the side's middle, px,
             positive inward.
         points_px: (N, 2) float64 the supporting edge points, px.
+        lightness_step: median Lab lightness gradient across the line going inward, units
+            per px; negative where the cloth darkens inward (lit cushion top to its shadow).
+        chroma_step: median size of the Lab (a, b) gradient across the line, units per px:
+            large where the colour changes (rail to cloth), small where only the light does.
     """
 
     line: FloatArray
     support: float
     inset_px: float
     points_px: FloatArray
+    lightness_step: float
+    chroma_step: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +99,7 @@ def side_lines(
         The lines found, most supported first; empty if the side shows no straight edge.
     """
     frame = _side_frame(start, end)
-    along, inward, profile_index = _edge_points(lab, frame, depth_px)
+    along, inward, profile_index, step = _edge_points(lab, frame, depth_px)
     found: list[EdgeLine] = []
     remaining = np.ones(len(along), dtype=bool)
     for _ in range(4):
@@ -109,7 +117,10 @@ def side_lines(
             np.array([0.0, frame.length]), np.array([intercept, intercept + slope * frame.length])
         )
         inset = intercept + slope * frame.length / 2.0
-        found.append(EdgeLine(line_through(ends[0], ends[1]), support, inset, points))
+        line = line_through(ends[0], ends[1])
+        steps = np.median(step[chosen], axis=0)
+        chroma = float(np.hypot(steps[1], steps[2]))
+        found.append(EdgeLine(line, support, inset, points, float(steps[0]), chroma))
     return found
 
 
@@ -129,12 +140,18 @@ def _profile_positions() -> FloatArray:
 
 def _edge_points(
     lab: NDArray[np.float32], frame: _Frame, depth_px: float
-) -> tuple[FloatArray, FloatArray, NDArray[np.int64]]:
-    """Sub-pixel gradient peaks on profiles across the side: (along, inward, profile) each (N,)."""
+) -> tuple[FloatArray, FloatArray, NDArray[np.int64], FloatArray]:
+    """Sub-pixel gradient peaks on profiles across the side.
+
+    Returns:
+        along, inward (px in the side frame) and profile index, each (N,), and the (N, 3)
+        signed Lab gradient at each point (units per px, inward).
+    """
     t = _profile_positions()
     # Skip the middle of the side: a side pocket cuts the cushion there.
     t = np.where(np.abs(t - 0.5) < 0.06, np.nan, t)
-    offsets = np.arange(-OUTSIDE_MARGIN_PX, depth_px, PROFILE_STEP_PX, dtype=np.float64)
+    outside = max(OUTSIDE_MARGIN_PX, OUTSIDE_SHARE * depth_px)
+    offsets = np.arange(-outside, depth_px, PROFILE_STEP_PX, dtype=np.float64)
     along_px = t * frame.length
     grid = (
         frame.origin
@@ -153,12 +170,13 @@ def _edge_points(
     derivative = cv2.GaussianBlur(derivative, (5, 1), 1.2)
     strength = np.sqrt(np.sum(derivative * derivative, axis=2))
     strength[~np.isfinite(strength) | np.isnan(along_px)[:, None]] = 0.0
-    return _peaks(strength, offsets, along_px)
+    along, inward, rows, columns = _peaks(strength, offsets, along_px)
+    return along, inward, rows, derivative[rows, columns].astype(np.float64)
 
 
 def _peaks(
     strength: FloatArray, offsets: FloatArray, along_px: FloatArray
-) -> tuple[FloatArray, FloatArray, NDArray[np.int64]]:
+) -> tuple[FloatArray, FloatArray, NDArray[np.int64], NDArray[np.int64]]:
     middle = strength[:, 1:-1]
     is_peak = (middle > strength[:, :-2]) & (middle >= strength[:, 2:])
     floor = np.maximum(MIN_EDGE_STRENGTH, RELATIVE_EDGE_STRENGTH * strength.max(axis=1))
@@ -169,7 +187,7 @@ def _peaks(
     curvature = left - 2.0 * centre + right
     shift = np.where(curvature < 0, 0.5 * (left - right) / np.where(curvature < 0, curvature, 1), 0)
     inward = offsets[columns] + np.clip(shift, -0.5, 0.5) * PROFILE_STEP_PX
-    return along_px[rows], inward, rows.astype(np.int64)
+    return along_px[rows], inward, rows.astype(np.int64), columns.astype(np.int64)
 
 
 def _ransac(

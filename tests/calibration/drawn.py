@@ -1,9 +1,10 @@
 """Frames of a table drawn under a known camera, for testing the table finder.
 
-A painter's-order drawing in 3D: bed on the cloth plane, cushion faces up to the nose
-(36 mm), cushion tops and wooden rails at nose height, dark pockets cut into them, diamonds,
-balls, a lighting gradient and sensor noise. Polygons are filled at 4x with anti-aliasing and
-averaged down, so edges sit where the camera puts them to a small fraction of a pixel.
+A painter's-order drawing in 3D: bed on the cloth plane with a shadow band along each
+cushion, vertical cushion faces up to the nose (36 mm), cushion tops and wooden rails at nose
+height, dark pockets cut into them, diamonds, balls, a lighting gradient and sensor noise.
+Polygons are filled at 4x with anti-aliasing and averaged down, so edges sit where the camera
+puts them to a small fraction of a pixel.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ CLOTHS_BGR: dict[str, tuple[int, int, int]] = {
 NOSE_HEIGHT_MM = 36.0
 CUSHION_MM = 50.0
 RAIL_MM = 120.0
+SHADOW_MM = 25.0
 SUPERSAMPLE = 4
 
 
@@ -102,6 +104,21 @@ def _cushion_top(table: TableSpec, cushion: Cushion) -> NDArray[np.float64]:
     return np.array([[x0, y0, h], [x1, y1, h], [*out1, h], [*out0, h]])
 
 
+def _shadow(table: TableSpec, cushion: Cushion) -> NDArray[np.float64]:
+    """The band of bed in the cushion's shadow, SHADOW_MM wide, on the cloth."""
+    (x0, y0), (x1, y1) = table.cushion_segment_mm(cushion)
+    nx, ny = _outward(table, cushion)
+    inner = -SHADOW_MM * np.array([nx, ny])
+    return np.array(
+        [
+            [x0, y0, 0.0],
+            [x1, y1, 0.0],
+            [x1 + inner[0], y1 + inner[1], 0.0],
+            [x0 + inner[0], y0 + inner[1], 0.0],
+        ]
+    )
+
+
 def _pocket_centre(table: TableSpec, pocket: Pocket) -> tuple[float, float]:
     x, y = table.pocket_xy_mm(pocket)
     dx = -1.0 if x == 0 else (1.0 if x == table.length_mm else 0.0)
@@ -129,6 +146,8 @@ def draw_table(
         (-edge, width + edge),
     ]
     painter.fill(np.array([[x, y, 0.0] for x, y in bed]), colour)
+    for cushion in Cushion:
+        painter.fill(_shadow(table, cushion), _shade(colour, 0.8))
     for cushion in Cushion:
         a, b = table.cushion_segment_mm(cushion)
         painter.fill(_quad(a, b, 0.0, NOSE_HEIGHT_MM), _shade(colour, 0.55))
