@@ -9,6 +9,7 @@ from calibration.io import Calibration, CalibrationError, load_calibration
 from calibration.table import TableSpec
 from referee.declarations import DeclarationLog, load_declarations
 from referee.pipeline import Detector
+from referee.review.prefetch import PrefetchSource
 from referee.review.session import Review, ReviewInputError, ReviewOptions
 from vision.sources import open_source
 from vision.types import Frame
@@ -89,7 +90,7 @@ def open_review(
         naming the input and the problem.
     """
     declarations = load_declarations(declarations_path) if declarations_path else None
-    source: Any = open_source(video)
+    source: Any = PrefetchSource(open_source(video))
     info: dict[str, Any]
     try:
         if calibration_path is not None:

@@ -14,6 +14,7 @@ from typing import Any
 from calibration.io import load_calibration
 from referee.declarations import load_declarations
 from referee.evaluate import HEADLINE, evaluate, headline
+from referee.review.prefetch import PrefetchSource
 from referee.review.session import Review, ReviewOptions
 from referee.review.truth_detector import TruthDetector
 from vision.sources import open_source
@@ -50,7 +51,7 @@ def review_clip(clip: Path, out_dir: Path, detector: str) -> dict[str, Any]:
     fake = (
         TruthDetector(clip / "truth" / "tracks.csv", calibration) if detector == "truth" else None
     )
-    source = open_source(clip / "video.mp4")
+    source = PrefetchSource(open_source(clip / "video.mp4"))
     try:
         review = Review(
             source, calibration, declarations, ReviewOptions(out_dir, progress=False), fake

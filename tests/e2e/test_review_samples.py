@@ -1,0 +1,107 @@
+"""End to end: `tenball review` over the sample clips, scored by `tenball eval` against the
+baselines stored in tests/baselines/ (refresh them with `python tests/e2e/refresh_baselines.py`).
+
+The quick clip (the shortest) runs with the real detector through the command line, with the
+annotated video and a real browser looking at the report. Every clip runs with the truth
+detector, which isolates tracking, events, shots and rules from the detector. The other
+clips with the real detector are marked slow (still run in CI).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from referee.cli import main
+from referee.evaluate import evaluate
+from tests.e2e.harness import baseline_path, clips, compare, review_clip
+
+CLIPS = clips()
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _frames(clip: Path) -> int:
+    return (clip / "truth" / "tracks.csv").stat().st_size
+
+
+QUICK = min(CLIPS, key=_frames) if CLIPS else None
+OTHERS = [c for c in CLIPS if c != QUICK]
+needs_clips = pytest.mark.skipif(not CLIPS, reason="sample_videos/ holds no clip with truth yet")
+
+
+def _check(result: dict[str, object], clip: Path, detector: str) -> None:
+    path = baseline_path(clip, detector)
+    assert path.exists(), f"no baseline {path.name}: run python tests/e2e/refresh_baselines.py"
+    failures = compare(result, json.loads(path.read_text()))  # type: ignore[arg-type]
+    assert not failures, f"{clip.name} ({detector} detector) below baseline:\n" + "\n".join(
+        failures
+    )
+
+
+@needs_clips
+def test_quick_clip_through_the_command_line(tmp_path: Path) -> None:
+    assert QUICK is not None
+    out = tmp_path / "review"
+    code = main(
+        [
+            "review",
+            str(QUICK / "video.mp4"),
+            "--calibration",
+            str(QUICK / "calibration.json"),
+            "--declarations",
+            str(QUICK / "declarations.jsonl"),
+            "--out",
+            str(out),
+            "--annotate",
+            "--no-progress",
+        ]
+    )
+    assert code == 0
+    for name in (
+        "tracks.csv",
+        "events.jsonl",
+        "shots.jsonl",
+        "summary.json",
+        "report.html",
+        "annotated.mp4",
+    ):
+        assert (out / name).stat().st_size > 0, name
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] and summary["frames"] > 0
+    _check(evaluate(QUICK, out), QUICK, "real")
+    shots = len((out / "shots.jsonl").read_text().splitlines())
+    html = (out / "report.html").read_text()
+    assert len(re.findall(r'<section class="card" id="shot-\d+">', html)) == shots
+    if CHROMIUM is not None:
+        dom = subprocess.run(
+            [
+                CHROMIUM,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--dump-dom",
+                (out / "report.html").as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        ).stdout
+        assert len(re.findall(r'id="shot-\d+"', dom)) == shots
+
+
+@needs_clips
+@pytest.mark.parametrize("clip", CLIPS, ids=[c.name for c in CLIPS])
+def test_truth_detector_keeps_its_baseline(clip: Path, tmp_path: Path) -> None:
+    _check(review_clip(clip, tmp_path, "truth"), clip, "truth")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("clip", OTHERS, ids=[c.name for c in OTHERS])
+def test_real_detector_keeps_its_baseline(clip: Path, tmp_path: Path) -> None:
+    _check(review_clip(clip, tmp_path, "real"), clip, "real")
