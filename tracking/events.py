@@ -31,6 +31,8 @@ from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import CUE, NUM_CLASSES
 
 Path = tuple[float, FloatArray, FloatArray]
+_MAX_FPS = 250.0
+"""Highest frame rate the history is sized for."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,9 +155,9 @@ class EventDetector:
             step = time_s - self._last_time
             self._dt = step if self._history.count < 3 else 0.9 * self._dt + 0.1 * step
         self._last_time = time_s
-        needed = max(8, math.ceil(self.config.history_s / self._dt) + 2)
-        if needed > self._history.capacity and self._history.count == 0:
-            self._history = PositionHistory(needed)
+        if self._history.count == 0:
+            frames = math.ceil(self.config.history_s * _MAX_FPS) + 2
+            self._history = PositionHistory(max(frames, 8))
 
     @property
     def _fit_frames(self) -> int:
@@ -200,12 +202,50 @@ class EventDetector:
         for ball, status in zip(trackset.ball, trackset.status, strict=True):
             if status not in kinds:
                 continue
+            if status == TrackStatus.POCKETED:
+                events += self._last_cushion_before_drop(int(ball))
             frame = int(self._seen_frame[ball]) + 1
             time_s = float(self._seen_time[ball]) + self._dt
             xy = (float(self._seen_xy[ball, 0]), float(self._seen_xy[ball, 1]))
             pocket = str(nearest_pocket(self.table, xy)) if status == TrackStatus.POCKETED else None
             events.append(Event(frame, time_s, kinds[status], (int(ball),), pocket=pocket))
         return events
+
+    def _last_cushion_before_drop(self, ball: int) -> list[Event]:
+        """A jaw or cushion hit just before a drop, too late for the usual after-window."""
+        count, k = self._history.count, self._fit_frames
+        times, _, xy = self._history.window(count - 3 * k, count)
+        seen = np.flatnonzero(np.isfinite(xy[:, ball, 0]))
+        best: tuple[float, int] = (0.0, -1)
+        for split in range(2, len(seen) - 1):
+            before = fit_lines(times[seen[:split]], xy[seen[:split], ball][:, None])
+            after = fit_lines(times[seen[split:]], xy[seen[split:], ball][:, None])
+            change = float(np.linalg.norm(after[2][0] - before[2][0]))
+            best = max(best, (change, split))
+        if best[1] < 0:
+            return []
+        split = best[1]
+        before = fit_lines(times[seen[:split]], xy[seen[:split], ball][:, None])
+        after = fit_lines(times[seen[split:]], xy[seen[split:], ball][:, None])
+        speed = max(float(np.linalg.norm(before[2][0])), float(np.linalg.norm(after[2][0])))
+        threshold = (
+            self.config.kink_min_speed_change_mm_s + self.config.kink_relative_speed_change * speed
+        )
+        if best[0] < threshold + self.config.kink_noise_sigmas * self._kink_noise_mm_s(2):
+            return []
+        path_b: Path = (float(before[0][0]), before[1][0], before[2][0])
+        t_kink = contacts.line_intersection_time(
+            path_b, (float(after[0][0]), after[1][0], after[2][0])
+        )
+        if t_kink is None:
+            return []
+        at = path_b[1] + path_b[2] * (t_kink - path_b[0])
+        reach = self.table.ball_radius_mm + self.config.cushion_tolerance_mm
+        side, fit = contacts.cushion_score(self.table, at, (before[2][0], after[2][0]), reach)
+        if fit < self.config.explain_min_cosine:
+            return []
+        event = self._cushion_contact(ball, side, path_b, t_kink)
+        return [] if event is None else [event]
 
     def _remember(self, pair: frozenset[int], time_s: float) -> bool:
         """Record a ball-ball contact; False when the same pair was already reported."""

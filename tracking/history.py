@@ -32,14 +32,17 @@ class PositionHistory:
         self.count = 0
 
     def push(self, trackset: TrackSet) -> None:
-        """Append one frame; balls not visible (occluded, gone) are stored as NaN."""
+        """Append one frame: the measured centre of each visible ball (the filtered one when
+        no measurement is given); balls not visible (occluded, gone) are stored as NaN."""
         slot = self.count % self.capacity
         self._time[slot] = trackset.time_s
         self._frame[slot] = trackset.frame
         self._xy[slot] = np.nan
         if len(trackset):
             visible = trackset.status == TrackStatus.ON_TABLE
-            self._xy[slot, trackset.ball[visible]] = trackset.xy_mm[visible]
+            measured = np.asarray(trackset.measured_xy_mm)
+            xy = np.where(np.isfinite(measured), measured, trackset.xy_mm)
+            self._xy[slot, trackset.ball[visible]] = xy[visible]
         self.count += 1
 
     def window(self, first: int, stop: int) -> tuple[FloatArray, NDArray[np.int64], FloatArray]:

@@ -112,6 +112,9 @@ class _State:
     seen_velocity: NDArray[np.float64] = field(default_factory=lambda: np.zeros((NUM_CLASSES, 2)))
     pending: NDArray[np.int64] = field(default_factory=lambda: np.zeros(NUM_CLASSES, np.int64))
     xy_px: NDArray[np.float64] = field(default_factory=lambda: np.full((NUM_CLASSES, 2), np.nan))
+    measured_xy_mm: NDArray[np.float64] = field(
+        default_factory=lambda: np.full((NUM_CLASSES, 2), np.nan)
+    )
 
 
 class BallTracker:
@@ -217,6 +220,7 @@ class BallTracker:
         state.seen_velocity[tracks] = mean[:, 2:]
         state.pending[tracks] = _PENDING_NONE
         state.xy_px[tracks] = measured[1]
+        state.measured_xy_mm[tracks] = z
 
     def _reinitialise(
         self, tracks: NDArray[np.int64], z: NDArray[np.float64], time_s: float
@@ -300,6 +304,7 @@ class BallTracker:
         state.seen_velocity[ball] = 0.0
         state.pending[ball] = _PENDING_NONE
         state.xy_px[ball] = det.xy_px[0]
+        state.measured_xy_mm[ball] = xy
 
     def _trackset(
         self, frame: int, time_s: float, missing: NDArray[np.bool_], removed_now: NDArray[np.bool_]
@@ -318,4 +323,5 @@ class BallTracker:
             velocity_mm_s=np.where(gone, 0.0, state.mean[rows, 2:]),
             xy_px=xy_px,
             status=status,
+            measured_xy_mm=np.where(missing[rows, None], np.nan, state.measured_xy_mm[rows]),
         )

@@ -16,7 +16,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import Pocket, TableSpec
-from tracking.types import Event, EventKind
+from tracking.events import EventConfig, EventDetector
+from tracking.tracker import BallTracker, TrackerConfig
+from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import NUM_CLASSES, Detections
 
 TABLE = TableSpec()
@@ -99,15 +101,12 @@ def _next_wall(sim: _Sim, h: float, table: TableSpec) -> tuple[float, int, int, 
             approach = -(sim.v[ball] @ normals[side])
             if approach <= 1e-9:
                 continue
-            pos_at = lambda t, b=ball: sim.xy[b] + sim.v[b] * t  # noqa: E731
             t_cush = (gaps[side] - r) / approach
-            cushion_hit = -1e-9 <= t_cush <= h and not _in_mouth(table, pos_at(t_cush), side)
-            if cushion_hit and (best is None or t_cush < best[0]):
-                best = (max(t_cush, 0.0), int(ball), side, False)
-            t_drop = gaps[side] / approach
-            drop = 0 <= t_drop <= h and _in_mouth(table, pos_at(t_drop), side)
-            if drop and (best is None or t_drop < best[0]):
-                best = (t_drop, int(ball), side, True)
+            if not (-1e-9 <= t_cush <= h) or (best is not None and t_cush >= best[0]):
+                continue
+            # Reaching the cushion line inside a pocket mouth is a drop.
+            drop = _in_mouth(table, sim.xy[ball] + sim.v[ball] * t_cush, side)
+            best = (max(t_cush, 0.0), int(ball), side, drop)
     return best
 
 
@@ -251,3 +250,57 @@ def detections_from(truth: Truth, noise: Noise, seed: int) -> list[Detections]:
             )
         )
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """What the tracker and the event detector made of a sequence."""
+
+    tracksets: list[TrackSet]
+    events: list[Event]
+
+
+def run_tracking(
+    truth: Truth,
+    noise: Noise | None = None,
+    seed: int = 0,
+    configs: tuple[TrackerConfig | None, EventConfig | None] = (None, None),
+) -> Run:
+    """Feed noisy detections of ``truth`` through `BallTracker` and `EventDetector`."""
+    tracker = BallTracker(TABLE, configs[0])
+    detector = EventDetector(TABLE, configs[1])
+    tracksets, events = [], []
+    frames = detections_from(truth, noise or Noise(), seed)
+    for index, (detections, time_s) in enumerate(zip(frames, truth.time_s, strict=True)):
+        trackset = tracker.update(detections, index, float(time_s))
+        tracksets.append(trackset)
+        events += detector.update(trackset)
+    return Run(tracksets, events)
+
+
+def identity_switches(truth: Truth, run: Run) -> int:
+    """Frames where a visible ball's track sits on another ball's true position."""
+    diameter = TABLE.ball_diameter_mm
+    switches = 0
+    for f, trackset in enumerate(run.tracksets):
+        for ball, xy in zip(trackset.ball, trackset.xy_mm, strict=True):
+            true_xy = truth.xy_mm[f]
+            if not np.isfinite(true_xy[ball, 0]):
+                continue
+            own = np.linalg.norm(xy - true_xy[ball])
+            others = np.linalg.norm(true_xy - xy, axis=1)
+            others[ball] = np.inf
+            if own > diameter and np.nanmin(others) < 0.5 * diameter:
+                switches += 1
+    return switches
+
+
+def position_errors(truth: Truth, run: Run) -> FloatArray:
+    """Errors of every on-table track row against the truth, mm."""
+    errors = []
+    for f, trackset in enumerate(run.tracksets):
+        visible = trackset.status == TrackStatus.ON_TABLE
+        for ball, xy in zip(trackset.ball[visible], trackset.xy_mm[visible], strict=True):
+            if np.isfinite(truth.xy_mm[f, ball, 0]):
+                errors.append(float(np.linalg.norm(xy - truth.xy_mm[f, ball])))
+    return np.array(errors)

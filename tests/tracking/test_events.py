@@ -1,0 +1,132 @@
+"""EventDetector on exact kinematic sequences: kinds, balls, cushions, pockets, sub-frame times."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from referee.shots import facts_from_events
+from tests.tracking.builders import TABLE, Noise, Truth, run_tracking, simulate
+from tracking.events import EventConfig
+from tracking.types import Event, EventKind
+
+DIAMETER = TABLE.ball_diameter_mm
+
+
+def _key(event: Event) -> tuple[str, frozenset[int], str | None, str | None]:
+    return (str(event.kind), frozenset(event.balls), event.cushion, event.pocket)
+
+
+def _match(
+    truth: Truth, found: list[Event], kinds: set[EventKind]
+) -> list[tuple[Event, Event | None]]:
+    """Each truth event of ``kinds`` with the nearest found event of the same key (or None)."""
+    pairs = []
+    for want in (e for e in truth.events if e.kind in kinds):
+        same = [e for e in found if _key(e) == _key(want)]
+        best = min(same, key=lambda e: abs(e.time_s - want.time_s), default=None)
+        pairs.append((want, best))
+    return pairs
+
+
+CONTACTS = {EventKind.BALL_BALL, EventKind.BALL_CUSHION, EventKind.BALL_POCKET, EventKind.STRIKE}
+
+
+def _cases() -> dict[str, Truth]:
+    return {
+        "cut-then-cushions": simulate(
+            {0: (700, 500), 3: (1700, 700)}, [(0.1, 0, (2600, 520))], 2.0
+        ),
+        "bank-off-side-cushion": simulate(
+            {0: (1000, 300), 2: (2000, 900)}, [(0.1, 0, (1800, -1600))], 1.5
+        ),
+        "head-on-into-foot": simulate({0: (700, 640), 1: (1800, 640)}, [(0.1, 0, (3500, 0))], 1.5),
+        "pot-in-side": simulate({0: (900, 900), 4: (1270, 500)}, [(0.1, 0, (740, -800))], 2.0),
+        "slow-kiss": simulate(
+            {0: (1000, 640), 6: (1300, 645)}, [(0.1, 0, (600, 0))], 1.5, decel_mm_s2=150
+        ),
+    }
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
+@pytest.mark.parametrize("fps", [60.0], ids=["60fps"])
+def test_events_found_with_subframe_times(case: str, fps: float) -> None:
+    truth = CASES[case]
+    run = run_tracking(truth, Noise(position_std_mm=1.0), seed=11)
+    for want, got in _match(truth, run.events, CONTACTS):
+        assert got is not None, f"missed {want}"
+        if want.kind == EventKind.BALL_POCKET:
+            assert abs(got.frame - want.frame) <= 2
+        else:
+            assert abs(got.time_s - want.time_s) < 0.5 / truth.fps, (want, got)
+
+
+@pytest.mark.parametrize("fps", [30.0, 60.0, 120.0], ids=["30fps", "60fps", "120fps"])
+def test_first_contact_and_cushion_at_other_frame_rates(fps: float) -> None:
+    truth = simulate({0: (700, 640), 1: (1800, 640)}, [(0.1, 0, (3000, 0))], 1.5, fps=fps)
+    run = run_tracking(truth, Noise(position_std_mm=1.5, miss_rate=0.02), seed=2)
+    for want, got in _match(truth, run.events, {EventKind.BALL_BALL, EventKind.BALL_CUSHION}):
+        assert got is not None, f"missed {want} at {fps} fps"
+        assert abs(got.time_s - want.time_s) < 1.0 / fps
+
+
+def test_no_spurious_events_from_resting_balls() -> None:
+    truth = simulate({0: (700, 640), 5: (1500, 300), 6: (1560, 300)}, [], 2.0)
+    run = run_tracking(truth, Noise(position_std_mm=2.0, miss_rate=0.05), seed=4)
+    assert run.events == []
+
+
+def test_ball_moved_with_nothing_touching_it_is_disturbed() -> None:
+    truth = simulate({0: (700, 640), 5: (1500, 300)}, [(0.3, 5, (0, 400))], 1.5)
+    run = run_tracking(truth, Noise(), seed=1)
+    kinds = [(e.kind, e.balls) for e in run.events]
+    assert (EventKind.BALL_DISTURBED, (5,)) in kinds
+    assert all(k != EventKind.STRIKE for k, _ in kinds)
+
+
+def test_shot_end_after_the_settle_time() -> None:
+    truth = simulate({0: (700, 640), 1: (1800, 640)}, [(0.1, 0, (1200, 0))], 5.0, decel_mm_s2=800)
+    config = EventConfig(settle_s=0.4)
+    run = run_tracking(truth, Noise(), seed=1, configs=(None, config))
+    ends = [e for e in run.events if e.kind == EventKind.SHOT_END]
+    assert len(ends) == 1
+    last_motion = max(e.time_s for e in truth.events)
+    assert ends[0].time_s >= last_motion + config.settle_s
+    strikes = [e for e in run.events if e.kind == EventKind.STRIKE]
+    assert len(strikes) == 1 and strikes[0].time_s < ends[0].time_s
+
+
+def test_simultaneous_first_contact_is_reported() -> None:
+    offset = DIAMETER * 0.6
+    truth = simulate(
+        {0: (700, 640), 2: (1500, 640 - offset), 3: (1500, 640 + offset)},
+        [(0.1, 0, (2500, 0))],
+        1.2,
+    )
+    run = run_tracking(truth, Noise(position_std_mm=0.8), seed=3)
+    facts = facts_from_events(run.events, [2, 3], is_break=False)
+    assert facts["first_object_ball_contacted"] in (2, 3)
+    assert facts["simultaneous_first_contact"] == [2, 3]
+
+
+def test_break_cushion_count_and_first_contact() -> None:
+    positions = {**TABLE.rack_positions_mm(), 0: (600, 650)}
+    truth = simulate(positions, [(0.2, 0, (8000, 20))], 3.0, decel_mm_s2=500)
+    run = run_tracking(truth, Noise(position_std_mm=1.5, miss_rate=0.02), seed=8)
+    want = facts_from_events(truth.events, range(1, 11), is_break=True)
+    got = facts_from_events(run.events, range(1, 11), is_break=True)
+    assert got["first_object_ball_contacted"] == want["first_object_ball_contacted"] == 1
+    assert got["object_balls_to_cushion_on_break"] == want["object_balls_to_cushion_on_break"]
+    assert set(got["cushion_after_first_contact"]) == set(want["cushion_after_first_contact"])
+    assert [(p["ball"], p["pocket"]) for p in got["pocketed"]] == [
+        (p["ball"], p["pocket"]) for p in want["pocketed"]
+    ]
+    assert np.all(
+        np.abs(
+            np.array([p["frame"] for p in got["pocketed"]]) - [p["frame"] for p in want["pocketed"]]
+        )
+        <= 2
+    )

@@ -1,0 +1,155 @@
+"""BallTracker on exact kinematic sequences: identities kept, drops, occlusion, off table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from calibration.table import TableSpec
+from tests.tracking.builders import (
+    TABLE,
+    Noise,
+    Truth,
+    identity_switches,
+    position_errors,
+    run_tracking,
+    simulate,
+)
+from tracking.tracker import BallTracker, TrackerConfig
+from tracking.types import TrackStatus
+from vision.types import NUM_CLASSES, Detections
+
+W = TABLE.width_mm
+
+
+def _scenarios() -> dict[str, Truth]:
+    return {
+        "straight-line": simulate({0: (500, 300), 3: (2000, 900)}, [(0.1, 0, (1500, 200))], 1.5),
+        "cushion-bounce": simulate({0: (1800, 400)}, [(0.1, 0, (2500, -1500))], 1.5),
+        "two-ball-collision": simulate({0: (600, 640), 1: (1900, 640)}, [(0.1, 0, (3000, 0))], 1.5),
+        "crossing-paths": simulate(
+            {0: (600, 300), 5: (600, 980)}, [(0.1, 0, (2000, 1100)), (0.1, 5, (2000, -1100))], 1.2
+        ),
+        "drop-in-corner": simulate({0: (400, 400), 2: (2300, 1030)}, [(0.1, 2, (1500, 1500))], 1.2),
+        "break": simulate(
+            {**TABLE.rack_positions_mm(), 0: (600, 650)},
+            [(0.2, 0, (8000, 20))],
+            2.5,
+            decel_mm_s2=500,
+        ),
+    }
+
+
+SCENARIOS = _scenarios()
+NOISES = {
+    "clean": Noise(position_std_mm=0.5),
+    "noisy-misses": Noise(position_std_mm=2.0, miss_rate=0.05),
+    "confused-ids": Noise(
+        position_std_mm=1.5, true_class_prob=0.6, confusion={0: 1, 1: 0, 2: 3, 3: 2, 5: 0}
+    ),
+}
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS), ids=list(SCENARIOS))
+@pytest.mark.parametrize("noise", list(NOISES), ids=list(NOISES))
+def test_no_identity_switches_and_small_error(scenario: str, noise: str) -> None:
+    truth = SCENARIOS[scenario]
+    run = run_tracking(truth, NOISES[noise], seed=3)
+    assert identity_switches(truth, run) == 0
+    errors = position_errors(truth, run)
+    assert np.median(errors) <= 4.0
+    assert len(errors) >= 0.9 * np.isfinite(truth.xy_mm[:, :, 0]).sum() * 0.9
+
+
+def test_one_track_per_ball_number_even_with_duplicates() -> None:
+    tracker = BallTracker(TABLE)
+    prob = np.zeros((3, NUM_CLASSES), np.float32)
+    prob[:, 4] = 1.0
+    xy = np.array([[500, 500], [900, 500], [1300, 500]], np.float32)
+    dets = Detections(xy, xy, np.ones(3, np.float32), np.ones(3, np.float32), prob)
+    tracks = tracker.update(dets, 0, 0.0)
+    assert tracks.ball.tolist() == [4]
+
+
+def test_drop_is_pocketed_at_the_pocket_and_hidden_ball_is_occluded() -> None:
+    truth = SCENARIOS["drop-in-corner"]
+    noise = Noise(occlusions=((0, 0.3, 0.9),))
+    run = run_tracking(truth, noise)
+    status = {int(b): [] for b in (0, 2)}
+    for trackset in run.tracksets:
+        for ball, s in zip(trackset.ball, trackset.status, strict=True):
+            status[int(ball)].append(s)
+    assert status[2].count(TrackStatus.POCKETED) == 1
+    assert status[2][-1] == TrackStatus.POCKETED
+    assert TrackStatus.OCCLUDED in status[0]
+    assert TrackStatus.POCKETED not in status[0]
+    assert status[0][-1] == TrackStatus.ON_TABLE
+
+
+def test_reidentified_after_occlusion_while_moving() -> None:
+    truth = simulate({0: (500, 640), 7: (1500, 300)}, [(0.1, 0, (1500, 0))], 1.5)
+    run = run_tracking(truth, Noise(occlusions=((0, 0.4, 0.8),)))
+    assert identity_switches(truth, run) == 0
+    last = run.tracksets[-1]
+    cue = int(np.flatnonzero(last.ball == 0)[0])
+    assert last.status[cue] == TrackStatus.ON_TABLE
+    assert np.linalg.norm(last.xy_mm[cue] - truth.xy_mm[-1, 0]) < 5.0
+
+
+def test_ball_leaving_over_a_cushion_is_off_table() -> None:
+    tracker = BallTracker(TABLE)
+    prob = np.zeros((1, NUM_CLASSES), np.float32)
+    prob[0, 6] = 1.0
+    statuses = []
+    for frame in range(60):
+        t = frame / 60
+        x = 1200.0
+        y = W - 200.0 + 3000.0 * t
+        if y < W + 60:
+            xy = np.array([[x, y]], np.float32)
+            dets = Detections(xy, xy, np.ones(1, np.float32), np.ones(1, np.float32), prob)
+        else:
+            dets = Detections.empty()
+        statuses += [str(s) for s in tracker.update(dets, frame, t).status]
+    assert statuses.count("off_table") == 1
+    assert "pocketed" not in statuses
+
+
+@pytest.mark.parametrize("fps", [30.0, 60.0, 120.0], ids=["30fps", "60fps", "120fps"])
+def test_same_behaviour_at_other_frame_rates(fps: float) -> None:
+    truth = simulate({0: (600, 640), 1: (1900, 640)}, [(0.1, 0, (3000, 0))], 1.2, fps=fps)
+    run = run_tracking(truth, Noise(position_std_mm=1.0, miss_rate=0.03), seed=5)
+    assert identity_switches(truth, run) == 0
+    assert np.median(position_errors(truth, run)) <= 4.0
+
+
+def test_other_table_size() -> None:
+    table = TableSpec.from_name("7ft")
+    truth = simulate({0: (400, 500), 4: (1500, 500)}, [(0.1, 0, (2500, 0))], 1.2, table=table)
+    run = run_tracking(truth, Noise(), seed=1)
+    assert identity_switches(truth, run) == 0
+
+
+def test_config_rejects_nonsense() -> None:
+    with pytest.raises(ValueError, match="measurement_std_mm"):
+        TrackerConfig(measurement_std_mm=0.0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    speed=st.floats(800.0, 7000.0),
+    angle=st.floats(-np.pi, np.pi),
+)
+def test_random_shots_never_swap_identities(seed: int, speed: float, angle: float) -> None:
+    rng = np.random.default_rng(seed)
+    balls = rng.choice(np.arange(1, 11), size=4, replace=False)
+    positions = {0: (700.0, 640.0)}
+    for ball in balls:
+        positions[int(ball)] = (float(rng.uniform(900, 2300)), float(rng.uniform(150, 1120)))
+    velocity = (speed * np.cos(angle), speed * np.sin(angle))
+    truth = simulate(positions, [(0.1, 0, velocity)], 1.5, decel_mm_s2=600)
+    run = run_tracking(truth, Noise(position_std_mm=1.5, miss_rate=0.02), seed=seed)
+    assert identity_switches(truth, run) == 0
