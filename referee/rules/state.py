@@ -64,6 +64,7 @@ class PendingOption:
             "holder": self.holder.value,
             "choices": list(OPTION_CHOICES),
             "previous_shooter": self.previous_shooter.value,
+            "after_push_out": self.after_push_out,
         }
 
     def public_json(self) -> dict[str, Any]:
