@@ -28,6 +28,7 @@ class SearchRegion:
         foreground: (H, W) uint8 1 where the distance passes the threshold.
         radius: (H, W) float32 expected ball radius, px (0 in mosaic gaps).
         gradient: (H, W, 2) float32 lightness gradient, Lab L per px.
+        centre_valid: (H, W) uint8 1 where a ball centre may lie.
     """
 
     image: NDArray[np.uint8]
@@ -35,6 +36,7 @@ class SearchRegion:
     foreground: NDArray[np.uint8]
     radius: NDArray[np.float32]
     gradient: NDArray[np.float32]
+    centre_valid: NDArray[np.uint8]
 
 
 def sample(image: NDArray[np.generic], points: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -245,7 +247,12 @@ def confidence(
     ring = xy[:, None, :] + 1.4 * radius[:, None, None] * DIRECTIONS[None, :, :]
     occupied = sample(region.foreground, ring) > 0
     gaps = np.linalg.norm(ring[:, :, None, :] - xy[None, None, :, :], axis=3)
-    explained = np.any(gaps < 1.2 * radius[None, None, :], axis=2)
+    # Only a neighbour that could be a real ball (centres two radii apart: balls do not
+    # overlap) explains foreground in the ring; a chain of candidates along a cushion face
+    # or an arm does not explain itself.
+    apart = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
+    possible = apart >= 1.8 * radius[:, None]
+    explained = np.any((gaps < 1.2 * radius[None, None, :]) & possible[:, None, :], axis=2)
     free = np.mean(~occupied | explained, axis=1)
     ring_score = np.clip((free - min_free_ring) / (1.0 - min_free_ring) * 2.0, 0.0, 1.0)
     return evidence * ring_score, coverage

@@ -65,13 +65,20 @@ class TableView:
     Attributes:
         valid: (H, W) uint8 mask, 1 where a ball's pixels may lie (the playing surface at the
             ball-centre height, grown by a margin so balls frozen to a cushion are whole).
+        centre_valid: (H, W) uint8 mask, 1 where a ball's centre may lie (the surface at the
+            ball-centre height, shrunk by half a ball radius: a centre is a radius from the
+            cushion noses, and pocket holes and cushion faces are left out).
+        edge_band: (H, W) uint8 mask, 1 on the valid region within about two ball diameters
+            of the cushions, where an angled camera sees cushion faces and pocket jaws.
         radius_px: (H, W) float32 apparent ball radius at each pixel, pixels.
         camera: the camera, or None for an uncalibrated view (no table positions).
     """
 
     valid: NDArray[np.uint8]
+    centre_valid: NDArray[np.uint8]
     radius_px: NDArray[np.float32]
     camera: CameraModel | None
+    edge_band: NDArray[np.uint8]
 
     @classmethod
     def from_calibration(cls, calibration: Calibration, margin_mm: float = 20.0) -> TableView:
@@ -81,6 +88,9 @@ class TableView:
         valid = np.zeros((height, width), np.uint8)
         outline = _outline_px(camera, surface_outline_mm(table, margin_mm))
         cv2.fillPoly(valid, [outline], 1)
+        centre_valid = np.zeros((height, width), np.uint8)
+        inner = _outline_px(camera, surface_outline_mm(table, -0.5 * table.ball_radius_mm))
+        cv2.fillPoly(centre_valid, [inner], 1)
         us = np.arange(0, width + _RADIUS_GRID_PX, _RADIUS_GRID_PX, dtype=np.float64)
         vs = np.arange(0, height + _RADIUS_GRID_PX, _RADIUS_GRID_PX, dtype=np.float64)
         grid = np.stack(np.meshgrid(us, vs), axis=-1).reshape(-1, 2)
@@ -95,7 +105,12 @@ class TableView:
         )
         shift = _RADIUS_GRID_PX // 2
         radius = radius[shift : shift + height, shift : shift + width]
-        return cls(valid=valid, radius_px=np.ascontiguousarray(radius), camera=camera)
+        core = np.zeros((height, width), np.uint8)
+        cv2.fillPoly(
+            core, [_outline_px(camera, surface_outline_mm(table, -4.0 * table.ball_radius_mm))], 1
+        )
+        band = valid & (1 - core)
+        return cls(valid, centre_valid, np.ascontiguousarray(radius), camera, band)
 
     @classmethod
     def uncalibrated(
@@ -104,7 +119,10 @@ class TableView:
         """A view of a region (e.g. the cloth found by colour) with one ball size everywhere."""
         mask = (np.asarray(valid, dtype=np.uint8) > 0).astype(np.uint8)
         radius = np.full(mask.shape, float(radius_px), np.float32)
-        return cls(valid=mask, radius_px=radius, camera=None)
+        reach = max(1, round(radius_px * 0.5))
+        centre_valid = cv2.erode(mask, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+        core = cv2.erode(mask, np.ones((8 * reach + 1, 8 * reach + 1), np.uint8))
+        return cls(mask, np.asarray(centre_valid, np.uint8), radius, None, mask & (1 - core))
 
     @property
     def size(self) -> tuple[int, int]:
@@ -125,23 +143,32 @@ class TableView:
         return float(np.median(inside)) if inside.size else float(np.median(self.radius_px))
 
 
-def lab_distance(
-    lab: NDArray[np.uint8], cloth_lab: NDArray[np.uint8], shadow_weight: float
+def cloth_distance(
+    image: NDArray[np.uint8], cloth: NDArray[np.float32], dark_ratio: float
 ) -> NDArray[np.float32]:
-    """(H, W) float32 colour distance of pixels from the cloth, CIE Lab units.
+    """(H, W) float32 how unlike the cloth each pixel is, in 8-bit colour units.
+
+    A shadow on the cloth is the cloth's colour scaled down (as is a cushion face in shade),
+    so, as in Horprasert et al.'s background subtraction, a pixel p is split along the
+    cloth colour c into a brightness ratio a = p.c / c.c and a colour residual |p - a c|:
+    the distance is the residual, plus any brightening beyond the cloth, plus darkening
+    below `dark_ratio` of it (a black ball, a pocket), which no shadow reaches.
 
     Args:
-        lab: (H, W, 3) uint8 OpenCV Lab image (L scaled to 0..255, a and b offset by 128).
-        cloth_lab: (H, W, 3) uint8 expected cloth colour at each pixel, same encoding.
-        shadow_weight: weight of lightness *below* the cloth's; lowering it keeps shadows on
-            the cloth out of the foreground (and makes dark balls on dark cloth harder).
+        image: (H, W, 3) uint8 BGR pixels.
+        cloth: (H, W, 3) float32 expected BGR cloth colour at each pixel.
+        dark_ratio: brightness ratio below which darkness counts; raising it finds the black
+            ball on dark cloth better and lets deep shadows in.
     """
-    diff = lab.astype(np.float32) - cloth_lab.astype(np.float32)
-    lightness = diff[..., 0] * (100.0 / 255.0)
-    lightness = np.where(lightness < 0, lightness * shadow_weight, lightness)
-    distance: NDArray[np.float32] = np.sqrt(
-        lightness * lightness + diff[..., 1] * diff[..., 1] + diff[..., 2] * diff[..., 2]
-    )
+    pixels = image.astype(np.float32)
+    norm2 = np.maximum(np.einsum("hwc,hwc->hw", cloth, cloth), 1.0)
+    ratio = np.einsum("hwc,hwc->hw", pixels, cloth) / norm2
+    residual = pixels - ratio[..., None] * cloth
+    norm = np.sqrt(norm2)
+    bright = np.maximum(ratio - 1.0, 0.0) * norm
+    dark = np.maximum(dark_ratio - ratio, 0.0) * (norm / max(dark_ratio, 1e-3))
+    squared = np.einsum("hwc,hwc->hw", residual, residual) + bright * bright + dark * dark
+    distance: NDArray[np.float32] = np.sqrt(squared).astype(np.float32)
     return distance
 
 
@@ -150,56 +177,68 @@ class ClothModel:
     """The cloth's colour at every pixel.
 
     Attributes:
-        lab: (H, W, 3) uint8 expected cloth colour, OpenCV Lab encoding.
-        noise: robust spread (1.4826 MAD) of cloth pixels' distance from it, Lab units.
+        bgr: (H, W, 3) float32 expected BGR cloth colour.
+        noise: robust spread (1.4826 MAD) of cloth pixels' distance from it.
     """
 
-    lab: NDArray[np.uint8]
+    bgr: NDArray[np.float32]
     noise: float
 
     @classmethod
-    def learn(cls, image: NDArray[np.uint8], view: TableView, shadow_weight: float) -> ClothModel:
+    def learn(cls, image: NDArray[np.uint8], view: TableView, dark_ratio: float) -> ClothModel:
         """Learn the cloth from one BGR frame, leaving out what is far from its median.
 
         The first pass takes the median over the whole surface; pixels far from it (balls,
         hands) and a ball radius around them are dropped, and a second pass averages what
         is left over windows of a few ball diameters, so slow changes of light are followed.
         """
-        lab = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2Lab), dtype=np.uint8)
         inside = view.valid > 0
         if not inside.any():
             raise ValueError("the table region is empty: cannot learn the cloth colour")
-        median = np.median(lab[inside][::7], axis=0).astype(np.uint8)
-        flat = np.broadcast_to(median, lab.shape)
-        far = lab_distance(lab, np.ascontiguousarray(flat), shadow_weight) > 18.0
+        median = np.median(image[inside][::7], axis=0).astype(np.float32)
+        flat = np.ascontiguousarray(np.broadcast_to(median, image.shape), dtype=np.float32)
+        far = cloth_distance(image, flat, dark_ratio) > 30.0
         radius = max(2, round(view.typical_radius_px()))
         far = cv2.dilate(far.astype(np.uint8), np.ones((2 * radius + 1,) * 2, np.uint8)) > 0
         keep = (inside & ~far).astype(np.float32)
-        local = _masked_smooth(lab, keep, median, window_px=12 * radius)
-        distance = lab_distance(lab, local, shadow_weight)[keep > 0]
+        local = _masked_smooth(image, keep, median, window_px=12 * radius)
+        distance = cloth_distance(image, local, dark_ratio)[keep > 0]
         spread = (
             1.4826 * float(np.median(np.abs(distance - np.median(distance))))
             if distance.size
             else 2.0
         )
-        return cls(lab=local, noise=max(spread, 0.5))
+        return cls(bgr=local, noise=max(spread, 0.5))
+
+
+def with_static_edges(
+    cloth: ClothModel, image: NDArray[np.uint8], static: NDArray[np.bool_]
+) -> ClothModel:
+    """The cloth model with the frame's own (lightly smoothed) colour taken as background
+    where `static` is set: cushion faces, pocket jaws and rail shadows near the cushions,
+    which an angled camera sees and which never move."""
+    merged = cloth.bgr.copy()
+    merged[static] = cv2.blur(image, (3, 3)).astype(np.float32)[static]
+    return ClothModel(bgr=merged, noise=cloth.noise)
 
 
 def _masked_smooth(
-    lab: NDArray[np.uint8], keep: NDArray[np.float32], fallback: NDArray[np.uint8], window_px: int
-) -> NDArray[np.uint8]:
+    image: NDArray[np.uint8],
+    keep: NDArray[np.float32],
+    fallback: NDArray[np.float32],
+    window_px: int,
+) -> NDArray[np.float32]:
     """Mean of the kept pixels over a window, on a coarse grid, back at full size."""
     height, width = keep.shape
     small_size = (max(1, width // _CLOTH_CELL_PX), max(1, height // _CLOTH_CELL_PX))
     weight = cv2.resize(keep, small_size, interpolation=cv2.INTER_AREA)
     values = cv2.resize(
-        lab.astype(np.float32) * keep[..., None], small_size, interpolation=cv2.INTER_AREA
+        image.astype(np.float32) * keep[..., None], small_size, interpolation=cv2.INTER_AREA
     )
     kernel = max(3, window_px // _CLOTH_CELL_PX) | 1
     weight_sum = cv2.blur(weight, (kernel, kernel))
     value_sum = cv2.blur(values, (kernel, kernel))
     mean = value_sum / np.maximum(weight_sum, 1e-6)[..., None]
-    sparse = weight_sum < 0.05
-    mean[sparse] = fallback.astype(np.float32)
+    mean[weight_sum < 0.05] = fallback
     full = cv2.resize(mean, (width, height), interpolation=cv2.INTER_LINEAR)
-    return np.asarray(np.clip(np.round(full), 0, 255), dtype=np.uint8)
+    return np.ascontiguousarray(full, dtype=np.float32)

@@ -32,7 +32,7 @@ from vision.candidates import (
     outline_peaks,
     refine_centres,
 )
-from vision.cloth import ClothModel, TableView, lab_distance
+from vision.cloth import ClothModel, TableView, cloth_distance, with_static_edges
 from vision.identify import Identifier, IdentifierConfig
 from vision.mosaic import Box, Mosaic, merge_boxes, pack
 from vision.types import NUM_CLASSES, Detections, Frame
@@ -43,12 +43,14 @@ class DetectorConfig:
     """Tunables of the classical detector.
 
     Attributes:
-        foreground_distance: Lab distance from the cloth above which a pixel is foreground
+        foreground_distance: colour distance from the cloth (8-bit units, see
+            `vision.cloth.cloth_distance`) above which a pixel is foreground
             (at least `noise_factor` times the cloth's own noise); raising it drops faint,
             blurred or cloth-coloured balls, lowering it lets shadows in.
         noise_factor: multiple of the cloth's noise that is foreground.
-        shadow_weight: weight of darkening against the cloth (0..1); lowering it ignores
-            shadows better and finds the black ball on dark cloth worse.
+        dark_ratio: brightness, as a share of the cloth's, below which a pixel of the cloth's
+            colour is foreground (a black ball, a pocket); shadows are brighter than this.
+            Raising it finds the black ball on dark cloth better and lets deep shadows in.
         min_peak_ratio: smallest distance-transform peak, in ball radii, that can be a ball;
             raising it rejects more half-hidden and blurred balls and more chalk and cues.
         max_peak_ratio: largest such peak (a hand or an arm is wider than a ball).
@@ -67,7 +69,7 @@ class DetectorConfig:
 
     foreground_distance: float = 16.0
     noise_factor: float = 5.0
-    shadow_weight: float = 0.45
+    dark_ratio: float = 0.35
     min_peak_ratio: float = 0.55
     max_peak_ratio: float = 1.45
     min_confidence: float = 0.4
@@ -108,9 +110,22 @@ class BallDetector:
         self.cloth: ClothModel | None = None
 
     def learn_cloth(self, frame: Frame) -> ClothModel:
-        """Learn (or relearn, after the light changed) the cloth colour from a frame."""
+        """Learn (or relearn, after the light changed) the cloth colour from a frame.
+
+        The cloth's colour is smoothed over the surface; near the cushions the frame itself
+        is taken as background except around the balls found in it, so static things an
+        angled camera sees there (cushion faces, pocket jaws) are not taken for balls. A ball
+        missed in this frame near a cushion stays invisible until the cloth is relearned.
+        """
         self._check_size(frame)
-        self.cloth = ClothModel.learn(frame.image, self.view, self.config.shadow_weight)
+        self.cloth = ClothModel.learn(frame.image, self.view, self.config.dark_ratio)
+        balls = self.detect(frame)
+        static = self.view.edge_band.copy()
+        for (u, v), radius in zip(balls.xy_px, balls.radius_px, strict=True):
+            cv2.circle(
+                static, (round(float(u)), round(float(v))), round(1.6 * float(radius)) + 2, 0, -1
+            )
+        self.cloth = with_static_edges(self.cloth, frame.image, static > 0)
         return self.cloth
 
     def _check_size(self, frame: Frame) -> None:
@@ -166,12 +181,12 @@ class BallDetector:
     def _search_region(self, image: NDArray[np.uint8], mosaic: Mosaic) -> SearchRegion:
         assert self.cloth is not None
         crop = mosaic.gather(image)
-        lab = np.asarray(cv2.cvtColor(crop, cv2.COLOR_BGR2Lab), dtype=np.uint8)
-        cloth = mosaic.gather(self.cloth.lab)
-        distance = lab_distance(lab, cloth, self.config.shadow_weight)
+        cloth = mosaic.gather(self.cloth.bgr)
+        distance = cloth_distance(crop, cloth, self.config.dark_ratio)
         distance *= mosaic.gather(self.view.valid)
         foreground = (distance > self.threshold).astype(np.uint8)
-        lightness = lab[..., 0].astype(np.float32) * np.float32(100.0 / 255.0)
+        grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+        lightness = grey.astype(np.float32) * np.float32(100.0 / 255.0)
         gradient = np.dstack(
             [
                 cv2.Sobel(lightness, cv2.CV_32F, 1, 0, ksize=3, scale=0.125),
@@ -182,7 +197,8 @@ class BallDetector:
         inside = cv2.erode(mosaic.gather(self._ones), np.ones((3, 3), np.uint8))
         gradient *= inside[..., None].astype(np.float32)
         radius = mosaic.gather(self.view.radius_px)
-        return SearchRegion(crop, distance, foreground, radius, gradient)
+        centre_valid = mosaic.gather(self.view.centre_valid)
+        return SearchRegion(crop, distance, foreground, radius, gradient, centre_valid)
 
     def _find(
         self, region: SearchRegion, mosaic: Mosaic
@@ -199,7 +215,9 @@ class BallDetector:
             region, candidates, radius, config.edge_gradient, config.min_free_ring
         )
         # Cheap first cut before the per-ball work (a rough centre loses some confidence).
-        plausible = score >= 0.5 * config.min_confidence
+        plausible = (score >= 0.5 * config.min_confidence) & (
+            _at(region.centre_valid, candidates) > 0
+        )
         candidates, radius, faint = (
             candidates[plausible],
             radius[plausible],
@@ -214,7 +232,7 @@ class BallDetector:
             xy[faint] = fit_outlines(region, outline_xy, radius[faint])
         score, coverage = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)
         keep = (score >= config.min_confidence) & (mosaic.cut_distance(xy) >= 0.9 * radius)
-        keep &= mosaic.tile_of(xy) >= 0
+        keep &= (mosaic.tile_of(xy) >= 0) & (_at(region.centre_valid, xy) > 0)
         xy, radius, score = xy[keep], radius[keep], score[keep]
         return xy, score, ball_pixels(region.image, xy, radius)
 
@@ -243,7 +261,9 @@ class BallDetector:
         return _at(self.view.radius_px, xy)
 
 
-def _at(image: NDArray[np.float32], xy: NDArray[np.float64]) -> NDArray[np.float64]:
+def _at(
+    image: NDArray[np.float32] | NDArray[np.uint8], xy: NDArray[np.float64]
+) -> NDArray[np.float64]:
     """Values of a (H, W) map at (K, 2) points, nearest pixel, clamped to the map."""
     height, width = image.shape
     u = np.clip(np.round(xy[:, 0]).astype(np.int64), 0, width - 1)
