@@ -29,6 +29,9 @@ def register(subparsers: Any) -> None:
         "'none' serves the API and pages without a camera",
     )
     parser.add_argument("--calibration", type=Path, help="calibration file (design.md §4)")
+    parser.add_argument(
+        "--table", default="9ft", help="table size when finding the table: 9ft, 8ft or 7ft"
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8000, help="port (0: any free port)")
     parser.add_argument(
@@ -61,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         settings = LiveSettings(
             source=args.source,
             calibration=args.calibration,
+            table=args.table,
             host=args.host,
             port=args.port,
             token=args.token or secrets.token_urlsafe(16),
@@ -70,8 +74,9 @@ def run(args: argparse.Namespace) -> int:
     except ValidationError as error:
         print(f"tenball serve: {error}", file=sys.stderr)
         return 2
-    if args.calibration is not None and not args.calibration.is_file():
-        print(f"tenball serve: no calibration file at {args.calibration}", file=sys.stderr)
+    problem = _check_inputs(args)
+    if problem:
+        print(f"tenball serve: {problem}", file=sys.stderr)
         return 2
     app = create_app(settings)
     base = f"http://{settings.host}:{settings.port}"
@@ -80,3 +85,20 @@ def run(args: argparse.Namespace) -> int:
     print(f"tenball serve: overlay {base}/overlay  video {base}/stream.mjpg", flush=True)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
     return 0
+
+
+def _check_inputs(args: argparse.Namespace) -> str:
+    """What is wrong with the inputs, before the server starts ("" when nothing)."""
+    from calibration.io import CalibrationError, load_calibration
+    from calibration.table import TableSpec
+
+    try:
+        TableSpec.from_name(args.table)
+    except ValueError as error:
+        return f"--table: {error}"
+    if args.calibration is not None:
+        try:
+            load_calibration(args.calibration)
+        except (OSError, CalibrationError, ValueError) as error:
+            return f"--calibration {args.calibration}: {error}"
+    return ""

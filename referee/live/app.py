@@ -11,13 +11,19 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, WebSocket
-from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, StreamingResponse
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Request, WebSocket
+from fastapi.responses import (
+    FileResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from starlette.websockets import WebSocketDisconnect
@@ -44,21 +50,41 @@ def get_runtime(request: Request) -> LiveRuntime:
     return runtime
 
 
+UNAUTHORISED = "operator token missing or wrong: send 'Authorization: Bearer TOKEN'"
+
+
+def _token_matches(given: str, settings: LiveSettings) -> bool:
+    return bool(given) and secrets.compare_digest(given.encode(), settings.token.encode())
+
+
 def require_operator(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     settings: Annotated[LiveSettings, Depends(get_settings)],
 ) -> None:
     """401 unless the request carries the operator token."""
     given = credentials.credentials if credentials is not None else ""
-    if not given or not secrets.compare_digest(given.encode(), settings.token.encode()):
-        raise HTTPException(
-            status_code=401,
-            detail="operator token missing or wrong: send 'Authorization: Bearer TOKEN'",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
+    if not _token_matches(given, settings):
+        raise HTTPException(401, detail=UNAUTHORISED, headers={"WWW-Authenticate": "Bearer"})
+
+
+async def _operator_gate(
+    request: Request, call_next: Callable[[Request], Awaitable[Response]]
+) -> Response:
+    """Refuse an operator POST without the token before its body is even read, so that a
+    stranger gets 401 (never 422) and learns nothing about the body."""
+    if request.method == "POST" and request.url.path.startswith("/api/"):
+        override = request.app.dependency_overrides.get(get_settings)
+        settings = override() if override is not None else request.app.state.settings
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not _token_matches(given.strip(), settings):
+            return JSONResponse(
+                {"detail": UNAUTHORISED}, status_code=401, headers={"WWW-Authenticate": "Bearer"}
+            )
+    return await call_next(request)
 
 
 Runtime = Annotated[LiveRuntime, Depends(get_runtime)]
+MatchId = Annotated[int, Path(ge=1, le=2**62, description="match id")]
 operator = APIRouter(prefix="/api", dependencies=[Depends(require_operator)], tags=["operator"])
 viewer = APIRouter(tags=["viewer"])
 
@@ -181,7 +207,7 @@ async def matches(runtime: Runtime) -> dict[str, Any]:
 
 
 @viewer.get("/api/matches/{match_id}")
-async def match(match_id: int, runtime: Runtime) -> dict[str, Any]:
+async def match(match_id: MatchId, runtime: Runtime) -> dict[str, Any]:
     """A stored match: players, standing and every call."""
     try:
         return runtime.referee.match_json(match_id)
@@ -190,7 +216,7 @@ async def match(match_id: int, runtime: Runtime) -> dict[str, Any]:
 
 
 @viewer.get("/api/matches/{match_id}/export")
-async def export(match_id: int, runtime: Runtime) -> JSONResponse:
+async def export(match_id: MatchId, runtime: Runtime) -> JSONResponse:
     """Everything stored about a match (actions, events, calls, audit) as a JSON file."""
     try:
         body = runtime.store.export(match_id)
@@ -304,6 +330,7 @@ def create_app(
     app.include_router(viewer)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     app.add_exception_handler(NoMatchError, _no_match)
+    app.middleware("http")(_operator_gate)
     return app
 
 

@@ -43,7 +43,8 @@ def source_opener(settings: LiveSettings) -> SourceOpener | None:
 def pipeline_factory(settings: LiveSettings) -> PipelineFactory:
     """Builds referee.pipeline.Pipeline from the calibration file, or finds the table.
 
-    Without `settings.calibration` the table is found in the first frame the pipeline gets.
+    Without `settings.calibration` the table (of size `settings.table`) is found in the first
+    frame the pipeline gets; when it is not found the worker tries again a little later.
     """
 
     def make(frame: Frame) -> Any:
@@ -54,9 +55,11 @@ def pipeline_factory(settings: LiveSettings) -> PipelineFactory:
 
             calibration = load_calibration(settings.calibration)
         else:
-            from calibration import find
+            from calibration.find import find_table
+            from calibration.table import TableSpec
 
-            calibration = find.find_calibration([frame.image])
+            finding = find_table([frame.image], TableSpec.from_name(settings.table))
+            calibration = finding.calibration
         return Pipeline(calibration)
 
     return make

@@ -89,11 +89,11 @@ class PocketedBall(_Body):
 class FactsCorrection(_Body):
     """Shot facts to replace (rules.md §4); fields left out keep the camera's value."""
 
-    first_object_ball_contacted: int | None = Field(None, ge=1, le=10)
+    first_object_ball_contacted: int | None = Field(default=None, ge=1, le=10)
     cushion_after_first_contact: list[int | Literal["cue"]] | None = None
-    object_balls_to_cushion_on_break: int | None = Field(None, ge=0, le=10)
+    object_balls_to_cushion_on_break: int | None = Field(default=None, ge=0, le=10)
     pocketed: list[PocketedBall] | None = None
-    off_table: list[int] | None = None
+    off_table: list[int] | None = Field(default=None, max_length=10)
     cue_ball_pocketed: bool | None = None
     cue_ball_off_table: bool | None = None
     cue_ball_cushion_before_first_contact: bool | None = None
@@ -102,7 +102,9 @@ class FactsCorrection(_Body):
 class Correction(_Body):
     """POST /api/correct: amend a judged shot and judge it again (kept in the audit)."""
 
-    target: int | None = Field(None, ge=1, description="shot action id; default the latest")
+    target: int | None = Field(
+        default=None, ge=1, le=2**62, description="shot action id; default the latest"
+    )
     facts: FactsCorrection | None = None
     call: DeclareCall | None = None
     push_out: bool | None = None

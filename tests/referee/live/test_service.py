@@ -198,3 +198,27 @@ def test_mjpeg_stream_sends_jpeg_frames(tmp_path: Path, video: Path) -> None:
                 break
     assert data.startswith(b"--frame\r\nContent-Type: image/jpeg")
     assert b"\xff\xd8" in data  # JPEG start of image
+
+
+def test_settings_are_overridden_through_dependency_overrides(api: Any) -> None:
+    from referee.live.app import get_settings
+
+    server, client = api
+    rotated = server.app.state.settings.model_copy(update={"token": "rotated"})
+    server.app.dependency_overrides[get_settings] = lambda: rotated
+    try:
+        body = {"players": {"A": "X", "B": "Y"}, "breaker": "A"}
+        old = client.post(f"{server.url}/api/match", json=body, headers=server.auth())
+        new = client.post(
+            f"{server.url}/api/match", json=body, headers={"Authorization": "Bearer rotated"}
+        )
+    finally:
+        server.app.dependency_overrides.clear()
+    assert old.status_code == 401
+    assert new.status_code == 201
+
+
+def test_a_stranger_gets_401_even_with_a_malformed_body(api: Any) -> None:
+    server, client = api
+    response = client.post(f"{server.url}/api/declare/call", content=b"{not json")
+    assert response.status_code == 401
