@@ -48,12 +48,15 @@ class EvalConfig:
         shot_tolerance_s: largest strike-time difference of two matched shots; raising it
             matches shots whose strike was found later.
         event_tolerance_s: largest time difference of two matched events.
+        pocket_tolerance_s: largest time difference of two matched pocket events: which ball
+            went into which pocket is what the call rests on; when is reported as frame error.
         position_gate_mm: largest centre distance of a per-frame ball match.
         default_fps: used when neither side says its frame rate.
     """
 
     shot_tolerance_s: float = 0.5
     event_tolerance_s: float = 0.15
+    pocket_tolerance_s: float = 0.5
     position_gate_mm: float = 57.15
     default_fps: float = 60.0
 
@@ -229,7 +232,7 @@ def evaluate(
         "fps": fps,
         "shots": _shot_scores(pairing),
         "calls": _call_scores(pairing),
-        "pocketed": pocket_scores(truth.events, run.events, event_tolerance),
+        "pocketed": pocket_scores(truth.events, run.events, config.pocket_tolerance_s * fps),
         "events": {kind: counts.to_json() for kind, counts in events.items()},
         "tracks": score_tracks(truth.tracks, run.tracks, config.position_gate_mm).to_json(),
         "run_summary": {

@@ -65,7 +65,7 @@ class PipelineConfig:
     events: Any = None
     shots: Any = None
     calls: CallConfig = field(default_factory=CallConfig)
-    full_search_every_frames: int = 15
+    full_search_every_frames: int = 60
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--event-tolerance-s", type=float, default=0.15, help="time tolerance of event matching"
     )
+    parser.add_argument(
+        "--pocket-tolerance-s", type=float, default=0.5, help="time tolerance of pocket matching"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
     from referee.evaluate_io import EvalInputError
 
     config = EvalConfig(
-        shot_tolerance_s=args.shot_tolerance_s, event_tolerance_s=args.event_tolerance_s
+        shot_tolerance_s=args.shot_tolerance_s,
+        event_tolerance_s=args.event_tolerance_s,
+        pocket_tolerance_s=args.pocket_tolerance_s,
     )
     try:
         result = evaluate(args.truth, args.run, config)
