@@ -76,10 +76,13 @@ class LiveRuntime:
         self.call_latency_s: collections.deque[float] = collections.deque(maxlen=200)
         self._last_status: dict[str, Any] = {}
         self._watchdog: asyncio.Task[None] | None = None
+        self._judging_captured_s: float | None = None
 
     def publish(self, message: dict[str, Any]) -> None:
         if message.get("type") == "state":
             message = {**message, "table": self.table}
+        elif message.get("type") == "call" and self._judging_captured_s is not None:
+            message = {**message, "captured_s": self._judging_captured_s}
         self.manager.broadcast(message)
 
     async def start(self) -> None:
@@ -168,8 +171,12 @@ class LiveRuntime:
                 }
             )
         for shot in output.shots:
-            if self.referee.on_shot(shot) is not None:
-                self.call_latency_s.append(time.monotonic() - output.captured_s)
+            self._judging_captured_s = output.captured_s  # lets viewers time the call
+            try:
+                if self.referee.on_shot(shot) is not None:
+                    self.call_latency_s.append(time.monotonic() - output.captured_s)
+            finally:
+                self._judging_captured_s = None
 
     def health(self) -> dict[str, Any]:
         """The /api/health body."""
