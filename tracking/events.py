@@ -48,6 +48,9 @@ class EventConfig:
         start_min_speed_mm_s: a start slower than this is not reported (a ball reappearing
             where it was moved while hidden). Raising it ignores slower nudges.
         strike_min_speed_mm_s: the cue ball must leave at least this fast for a strike.
+        disturb_min_rest_s: a ball must have been at rest this long before a start with
+            nothing touching it counts as ``ball_disturbed`` (sooner, it is still creeping to
+            a stop). Raising it misses more quick disturbances but calls fewer false ones.
         rest_radius_mm: a ball whose centre stays within this radius for ``rest_window_s``
             is at rest. Raising it declares balls at rest sooner.
         rest_window_s: see ``rest_radius_mm``. Raising it waits longer before a ball is at
@@ -78,6 +81,7 @@ class EventConfig:
     start_distance_mm: float = 8.0
     start_min_speed_mm_s: float = 30.0
     strike_min_speed_mm_s: float = 100.0
+    disturb_min_rest_s: float = 0.5
     rest_radius_mm: float = 3.0
     rest_window_s: float = 0.15
     ball_contact_tolerance_mm: float = 15.0
@@ -127,7 +131,8 @@ class EventDetector:
         self._pending_starts: list[tuple[int, int]] = []
         self._kinks: list[_Kink] = []
         self._recent: list[tuple[frozenset[int], float]] = []
-        self._last_cushion = np.full(NUM_CLASSES, -np.inf)
+        self._last_cushion: dict[tuple[int, str], float] = {}
+        self._rest_since = np.full(NUM_CLASSES, -np.inf)
         self._in_shot = False
         self._quiet_since: float | None = None
 
@@ -190,6 +195,7 @@ class EventDetector:
         self._velocity[trackset.ball] = trackset.velocity_mm_s
         returned = alive & ~self._alive
         self._anchor[returned] = np.nan
+        self._rest_since[returned] = -np.inf
         self._moving[returned | ~alive] = False
         self._alive = alive
 
@@ -231,7 +237,7 @@ class EventDetector:
         threshold = (
             self.config.kink_min_speed_change_mm_s + self.config.kink_relative_speed_change * speed
         )
-        if best[0] < threshold + self.config.kink_noise_sigmas * self._kink_noise_mm_s(2):
+        if best[0] < threshold + 2.5 * self._kink_noise_mm_s(2):
             return []
         path_b: Path = (float(before[0][0]), before[1][0], before[2][0])
         t_kink = contacts.line_intersection_time(
@@ -293,6 +299,7 @@ class EventDetector:
             if int(ball) not in pending:
                 self._moving[ball] = False
                 self._anchor[ball] = mean[ball]
+                self._rest_since[ball] = self._last_time
 
     def _resolve_starts(self) -> list[Event]:
         k = self._fit_frames
@@ -328,10 +335,20 @@ class EventDetector:
             )
         return self._unexplained_start(ball, t_start, speed)
 
-    def _unexplained_start(self, ball: int, t_start: float, speed: float) -> Event:
+    def _unexplained_start(self, ball: int, t_start: float, speed: float) -> Event | None:
+        """A strike, a disturbance, or (too slow, too soon after stopping) no event: a ball
+        creeping on after it was declared at rest, or detector noise."""
+        config = self.config
+        noise_floor = 3.0 * self._kink_noise_mm_s(self._fit_frames) / math.sqrt(2.0)
+        rested_s = t_start - self._rest_since[ball]
+        if (
+            speed < max(config.start_min_speed_mm_s, noise_floor)
+            or rested_s < config.disturb_min_rest_s
+        ):
+            return None
         frame = self._frame_of(t_start)
         strike = ball == CUE and not self._in_shot
-        if strike and speed >= self.config.strike_min_speed_mm_s:
+        if strike and speed >= config.strike_min_speed_mm_s:
             self._in_shot = True
             self._quiet_since = None
             return Event(frame, t_start, EventKind.STRIKE, (CUE,))
@@ -466,13 +483,12 @@ class EventDetector:
     def _cushion_contact(self, ball: int, side: int, before: Path, t_kink: float) -> Event | None:
         reach = contacts.cushion_reach_time(self.table, before, side, self.table.ball_radius_mm)
         t_contact = reach if reach is not None and abs(reach - t_kink) <= 2 * self._dt else t_kink
-        if t_contact - self._last_cushion[ball] <= max(
-            3.0 * self._dt, 2.0 * self.config.fit_window_s
-        ):
-            return None
-        self._last_cushion[ball] = t_contact
         xy = before[1] + before[2] * (t_contact - before[0])
         cushion = self.table.nearest_cushion(float(xy[0]), float(xy[1]))
+        merge_s = max(3.0 * self._dt, 2.0 * self.config.fit_window_s)
+        if t_contact - self._last_cushion.get((ball, str(cushion)), -np.inf) <= merge_s:
+            return None
+        self._last_cushion[(ball, str(cushion))] = t_contact
         frame = self._frame_of(t_contact)
         return Event(frame, t_contact, EventKind.BALL_CUSHION, (ball,), cushion=str(cushion))
 
@@ -480,16 +496,11 @@ class EventDetector:
     def _shot_end(self, trackset: TrackSet) -> list[Event]:
         if not self._in_shot:
             return []
-        hidden_moving = (
-            self._alive
-            & ~np.isfinite(
-                self._history.window(self._history.count - 1, self._history.count)[2][0][:, 0]
-            )
-            & np.any(self._velocity != 0.0, axis=1)
-        )
-        busy = bool(
-            (self._moving & self._alive).any() or hidden_moving.any() or self._pending_starts
-        )
+        latest = self._history.window(self._history.count - 1, self._history.count)[2][0]
+        hidden = ~np.isfinite(latest[:, 0])
+        # A ball hidden while moving keeps the shot open until the tracker gives it up.
+        given_up = hidden & ~np.any(self._velocity != 0.0, axis=1)
+        busy = bool((self._moving & self._alive & ~given_up).any() or self._pending_starts)
         if busy:
             self._quiet_since = None
             return []

@@ -1,0 +1,206 @@
+"""Shot facts from events (rules.md §4) and the shot segmenter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from calibration.table import TableSpec
+from referee.rules.shot import ShotFacts
+from referee.shots import ShotSegmenter, facts_from_events, facts_with_confidence
+from tracking.types import Event, EventKind, TrackSet, TrackStatus
+
+TABLE = TableSpec()
+ALL = list(range(1, 11))
+
+
+def strike(t: float = 1.0) -> Event:
+    return Event(round(t * 60), t, EventKind.STRIKE, (0,))
+
+
+def hit(t: float, a: int, b: int, confidence: float = 1.0) -> Event:
+    return Event(round(t * 60), t, EventKind.BALL_BALL, (a, b), confidence=confidence)
+
+
+def rail(t: float, ball: int, cushion: str = "foot") -> Event:
+    return Event(round(t * 60), t, EventKind.BALL_CUSHION, (ball,), cushion=cushion)
+
+
+def drop(t: float, ball: int, pocket: str = "foot_left") -> Event:
+    return Event(round(t * 60), t, EventKind.BALL_POCKET, (ball,), pocket=pocket)
+
+
+def off(t: float, ball: int) -> Event:
+    return Event(round(t * 60), t, EventKind.BALL_OFF_TABLE, (ball,))
+
+
+def disturbed(t: float, ball: int) -> Event:
+    return Event(round(t * 60), t, EventKind.BALL_DISTURBED, (ball,))
+
+
+CASES: dict[str, tuple[list[Event], bool, dict[str, Any]]] = {
+    "clean-pot": (
+        [strike(), hit(1.2, 0, 3), rail(1.5, 0, "head"), drop(1.6, 3)],
+        False,
+        {
+            "first_object_ball_contacted": 3,
+            "cushion_after_first_contact": ["cue"],
+            "pocketed": [{"ball": 3, "pocket": "foot_left", "frame": 96}],
+            "cue_ball_pocketed": False,
+        },
+    ),
+    "total-miss": (
+        [strike(), rail(1.3, 0), rail(1.8, 0, "head")],
+        False,
+        {
+            "first_object_ball_contacted": None,
+            "cue_ball_cushion_before_first_contact": True,
+            "cushion_after_first_contact": [],
+        },
+    ),
+    "cushion-first-then-ball": (
+        [strike(), rail(1.1, 0, "left_foot"), hit(1.3, 0, 2), rail(1.4, 2, "right_foot")],
+        False,
+        {
+            "first_object_ball_contacted": 2,
+            "cue_ball_cushion_before_first_contact": True,
+            "cushion_after_first_contact": [2],
+        },
+    ),
+    "object-ball-kiss-is-not-first-contact": (
+        [strike(), hit(1.2, 4, 5), hit(1.3, 0, 6)],
+        False,
+        {"first_object_ball_contacted": 6},
+    ),
+    "simultaneous": (
+        [strike(), hit(1.2, 0, 1), hit(1.201, 0, 2), rail(1.5, 1)],
+        False,
+        {"first_object_ball_contacted": 1, "simultaneous_first_contact": [1, 2]},
+    ),
+    "break-count": (
+        [strike(), hit(1.1, 0, 1), *(rail(1.3 + 0.01 * b, b) for b in (2, 3, 4, 5)), rail(1.6, 2)],
+        True,
+        {"object_balls_to_cushion_on_break": 4, "cushion_after_first_contact": [2, 3, 4, 5]},
+    ),
+    "scratch-and-off-table": (
+        [strike(), hit(1.2, 0, 7), drop(1.5, 0, "side_left"), off(1.6, 7)],
+        False,
+        {
+            "cue_ball_pocketed": True,
+            "cue_ball_pocket": "side_left",
+            "off_table": [7],
+            "pocketed": [],
+            "object_balls_to_cushion_on_break": None,
+        },
+    ),
+    "disturbed": (
+        [strike(), hit(1.2, 0, 1), disturbed(1.4, 9)],
+        False,
+        {"balls_disturbed": [9]},
+    ),
+    "events-before-strike-ignored": (
+        [rail(0.5, 0), drop(0.6, 4), strike(), hit(1.2, 0, 1)],
+        False,
+        {"cue_ball_cushion_before_first_contact": False, "pocketed": []},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
+def test_facts_from_events(case: str) -> None:
+    events, is_break, expected = CASES[case]
+    facts = facts_from_events(events, ALL, is_break)
+    for key, value in expected.items():
+        assert facts[key] == value, key
+    ShotFacts.from_json(facts, tuple(ALL))  # the rules engine accepts the dict
+
+
+def test_balls_not_on_the_table_are_ignored() -> None:
+    facts = facts_from_events([strike(), hit(1.2, 0, 4), hit(1.3, 0, 1)], [1, 2, 3], False)
+    assert facts["first_object_ball_contacted"] == 1
+
+
+def test_confidence_follows_the_events() -> None:
+    _, confidence = facts_with_confidence([strike(), hit(1.2, 0, 1, confidence=0.6)], ALL, False)
+    assert confidence["first_object_ball_contacted"] == pytest.approx(0.6)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0.0, 5.0),
+            st.sampled_from(["hit", "rail", "drop"]),
+            st.integers(0, 10),
+            st.integers(0, 10),
+        ),
+        max_size=25,
+    )
+)
+def test_facts_are_always_valid_rules_input(raw: list[tuple[float, str, int, int]]) -> None:
+    events = [strike(0.0)]
+    for t, kind, a, b in raw:
+        if kind == "hit" and a != b:
+            events.append(hit(t, a, b))
+        elif kind == "rail":
+            events.append(rail(t, a))
+        elif kind == "drop":
+            events.append(drop(t, a))
+    facts = facts_from_events(events, ALL, is_break=True)
+    parsed = ShotFacts.from_json(facts, tuple(ALL))
+    assert parsed.object_balls_to_cushion_on_break == len(
+        {b for b in parsed.cushion_after_first_contact if b != "cue"}
+        | {e.balls[0] for e in events if e.kind == EventKind.BALL_CUSHION and e.balls[0] != 0}
+    )
+
+
+def _tracks(
+    frame: int, positions: dict[int, tuple[float, float]], moving: tuple[int, ...] = ()
+) -> TrackSet:
+    balls = np.array(sorted(positions), np.int64)
+    xy = np.array([positions[b] for b in balls], float)
+    velocity = np.array([[300.0, 0.0] if b in moving else [0.0, 0.0] for b in balls])
+    status = np.array([TrackStatus.ON_TABLE] * len(balls), object)
+    return TrackSet(
+        frame, frame / 60, balls, xy, velocity, np.full((len(balls), 2), np.nan), status
+    )
+
+
+def test_segmenter_makes_one_record_per_shot_and_spots_the_break() -> None:
+    rack = {**TABLE.rack_positions_mm(), 0: (600.0, 640.0)}
+    segmenter = ShotSegmenter(TABLE)
+    records = []
+    stream = {
+        60: [],
+        65: [strike(61 / 60)],
+        70: [hit(68 / 60, 0, 1)],
+        90: [rail(85 / 60, 2), rail(86 / 60, 3), rail(87 / 60, 4), rail(88 / 60, 5)],
+        200: [Event(200, 200 / 60, EventKind.SHOT_END)],
+    }
+    for frame in range(55, 205):
+        records += segmenter.update(stream.get(frame, []), _tracks(frame, rack))
+    assert len(records) == 1
+    record = records[0]
+    assert record.is_break and record.shot == 1
+    assert record.frame_strike == 61 and record.frame_end == 200
+    assert record.facts_json()["object_balls_to_cushion_on_break"] == 4
+    assert record.to_json()["facts"] == record.facts_json()
+    assert record.facts_json() is not record.facts
+
+
+def test_segmenter_reports_balls_moving_at_the_strike() -> None:
+    positions = {0: (600.0, 640.0), 3: (1500.0, 300.0), 8: (2000.0, 900.0)}
+    segmenter = ShotSegmenter(TABLE)
+    records = []
+    for frame in range(10, 40):
+        events = [strike(20 / 60)] if frame == 25 else []
+        if frame == 39:
+            events = [Event(39, 39 / 60, EventKind.SHOT_END)]
+        records += segmenter.update(events, _tracks(frame, positions, moving=(8,)))
+    assert records[0].facts["balls_moving_at_strike"] == [8]
+    assert not records[0].is_break
+    assert records[0].balls_on_table_at_start == (3, 8)
