@@ -18,8 +18,6 @@ from numpy.typing import NDArray
 from tracking.types import BALL_NAMES, Event, EventKind, TrackSet, TrackStatus
 from vision.types import Frame
 
-_IN_PLAY = (TrackStatus.ON_TABLE, TrackStatus.OCCLUDED)
-
 
 class TrackHistory:
     """Ball centres per frame (table mm), for the shot plots.
@@ -35,7 +33,7 @@ class TrackHistory:
         )
 
     def add(self, tracks: TrackSet) -> None:
-        keep = np.isin(tracks.status, _IN_PLAY) | (tracks.status == TrackStatus.POCKETED)
+        keep = np.array([s != TrackStatus.OFF_TABLE for s in tracks.status.tolist()], bool)
         self._rows.append((tracks.frame, tracks.ball[keep].copy(), tracks.xy_mm[keep].copy()))
 
     def paths(

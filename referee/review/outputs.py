@@ -9,12 +9,11 @@ and says whether the run completed.
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
-
-import numpy as np
 
 from tracking.types import BALL_NAMES, Event, TrackSet, TrackStatus
 
@@ -29,8 +28,8 @@ def write_json_atomic(path: Path, data: Any) -> None:
     os.replace(temporary, path)
 
 
-def _number(value: float, digits: int) -> str:
-    return "" if not np.isfinite(value) else f"{value:.{digits}f}"
+def _number(value: float) -> str:
+    return f"{value:.1f}" if math.isfinite(value) else ""
 
 
 class ReviewWriter:
@@ -59,21 +58,20 @@ class ReviewWriter:
     def write_tracks(self, tracks: TrackSet) -> None:
         """Append the rows of one frame's TrackSet."""
         lines = []
-        time_text = f"{tracks.time_s:.4f}"
-        for i in range(len(tracks)):
-            ball = int(tracks.ball[i])
-            status = TrackStatus(tracks.status[i])
+        head = f"{tracks.frame},{tracks.time_s:.4f},"
+        xy_mm, xy_px = tracks.xy_mm.tolist(), tracks.xy_px.tolist()
+        for ball, status, (x, y), (u, v) in zip(
+            tracks.ball.tolist(), tracks.status.tolist(), xy_mm, xy_px, strict=True
+        ):
             if status in _ONCE:
                 if ball in self._gone:
                     continue
                 self._gone.add(ball)
             else:
                 self._gone.discard(ball)
-            x, y = tracks.xy_mm[i]
-            u, v = tracks.xy_px[i]
             lines.append(
-                f"{tracks.frame},{time_text},{BALL_NAMES[ball]},{_number(x, 1)},{_number(y, 1)},"
-                f"{_number(u, 1)},{_number(v, 1)},{status.value}\n"
+                f"{head}{BALL_NAMES[ball]},{_number(x)},{_number(y)},"
+                f"{_number(u)},{_number(v)},{status}\n"
             )
         self._tracks.write("".join(lines))
         self.counts["track_rows"] += len(lines)
