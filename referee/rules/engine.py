@@ -361,8 +361,32 @@ def choose_option(
     return call, new
 
 
-def warn(state: GameState, player: Player) -> tuple[Call, GameState]:
+def status_call(state: GameState, reasons: tuple[Reason, ...], summary: str) -> Call:
+    """A call for a step without a stroke (warning, new rack, visual check): the state as is."""
+    shooter = state.shooter
+    return Call(
+        shooter=None,
+        fouls=(),
+        next_shooter=shooter,
+        cue_ball_next=None if state.is_over else state.cue_ball,
+        spot=(),
+        remain_pocketed=(),
+        option=state.pending_option,
+        rack_winner=state.rack_winner,
+        turn_ends=False,
+        state=state,
+        reasons=(*reasons, *_warning_reasons(state)),
+        summary=summary,
+    )
+
+
+def warn(state: GameState, player: Player, by: str | None = None) -> tuple[Call, GameState]:
     """Record the warning a player on two consecutive fouls must receive (T2, I-24).
+
+    Args:
+        state: the state before the warning.
+        player: the player warned.
+        by: who warned him ("B", "referee"): the opponent's warning is valid (FFB).
 
     Raises:
         RulesInputError: the rack is over or the player is not on two fouls.
@@ -374,29 +398,15 @@ def warn(state: GameState, player: Player) -> tuple[Call, GameState]:
             "player",
             f"{player} is on {count} consecutive foul(s): a warning follows the second",
         )
-    already = state.warned[player]
     new = state.with_changes(warned={**state.warned, player: True})
+    who = f" by {by}" if by else ""
     text = (
         f"{player} was already warned"
-        if already
-        else f"{player} is warned: he is on two consecutive fouls; a third loses the rack"
+        if state.warned[player]
+        else f"{player} is warned{who}: he is on two consecutive fouls; a third loses the rack"
     )
-    reasons = (Reason("WARNING", "Fautes (avertissement)", text + "."), *_warning_reasons(new))
-    call = Call(
-        None,
-        (),
-        new.shooter,
-        None if new.shooter is None else new.cue_ball,
-        (),
-        (),
-        new.pending_option,
-        None,
-        False,
-        new,
-        reasons,
-        text + ".",
-    )
-    return call, new
+    reason = Reason("WARNING", "Fautes (avertissement)", text + ".")
+    return status_call(new, (reason,), text + "."), new
 
 
 def next_rack(state: GameState, config: RulesConfig = DEFAULT_CONFIG) -> GameState:

@@ -75,21 +75,6 @@ class Correction:
         }
 
 
-def _new_rack_state(step: Mapping[str, Any], state: GameState, config: RulesConfig) -> GameState:
-    """A new rack: after a win (break order of I-23), or a re-rack by the referee (I-33)."""
-    raw = step.get("breaker")
-    stalemate = as_bool(step.get("stalemate"), "stalemate")
-    if raw is not None:
-        return GameState.new_rack(as_player(raw, "breaker"))
-    if state.is_over:
-        return ready(state, config)
-    if stalemate:  # I-33: the same breaker breaks again
-        return GameState.new_rack(state.breaker)
-    raise RulesInputError(
-        "type", "the rack is not over: a new rack needs 'stalemate': true or a 'breaker'"
-    )
-
-
 class Match:
     """A match between two players, driven one step at a time.
 
@@ -139,7 +124,7 @@ class Match:
                 won[Player(winner)] += 1
         return won
 
-    def apply(self, step: Any) -> Call | RackCheck | GameState:
+    def apply(self, step: Any) -> Call | RackCheck:
         """Judge one step (scenario format, or {"type": "new_rack"}) and record it.
 
         A step that arrives once the rack is won first opens the next rack.
@@ -175,8 +160,8 @@ class Match:
         if breaker is not None:
             step["breaker"] = Player(breaker).value
         answer = self.apply(step)
-        assert isinstance(answer, GameState)
-        return answer
+        assert isinstance(answer, Call)
+        return answer.state
 
     def undo(self) -> MatchEntry:
         """Take back the last step (and the automatic new rack that came with it, if any)."""
@@ -187,9 +172,7 @@ class Match:
             self._entries.pop()
         return entry
 
-    def correct(
-        self, index: int, step: Any, note: str, by: str = "operator"
-    ) -> Call | RackCheck | GameState:
+    def correct(self, index: int, step: Any, note: str, by: str = "operator") -> Call | RackCheck:
         """Replace step `index` and re-judge it and every step after it.
 
         Raises:
@@ -222,18 +205,16 @@ class Match:
 
     def _judge(
         self, entries: list[MatchEntry], step: Mapping[str, Any]
-    ) -> tuple[list[MatchEntry], Call | RackCheck | GameState]:
+    ) -> tuple[list[MatchEntry], Call | RackCheck]:
         """The entries after one more step, without touching `self` (so errors change nothing)."""
         entries = list(entries)
         before = entries[-1].state_after if entries else GameState.new_rack(self.first_breaker)
         rack = entries[-1].rack if entries else 1
         kind = step.get("type")
         if kind == NEW_RACK:
-            after = _new_rack_state(step, before, self.config)
-            entries.append(
-                MatchEntry(rack + 1, dict(step), {"new_rack": after.to_json()}, before, after)
-            )
-            return entries, after
+            answer, after = apply_step(step, before, self.config)
+            entries.append(MatchEntry(rack + 1, dict(step), answer.to_json(), before, after))
+            return entries, answer
         if before.is_over and kind != "rack_check":
             after = ready(before, self.config)
             auto = {"type": NEW_RACK, "automatic": True}
@@ -277,9 +258,5 @@ class Match:
         return match
 
 
-def _summary(answer: Call | RackCheck | GameState) -> str:
-    if isinstance(answer, Call):
-        return answer.summary
-    if isinstance(answer, RackCheck):
-        return "Valid rack." if answer.valid else "Illegal rack."
-    return f"New rack: {answer.breaker} breaks."
+def _summary(answer: Call | RackCheck) -> str:
+    return answer.summary if isinstance(answer, Call) else str(answer.to_json()["summary"])

@@ -213,6 +213,9 @@ def _check_consistent(facts: ShotFacts) -> None:
 
 
 def parse_call(data: Any, on_table: tuple[int, ...] | None) -> CalledShot | None:
+    """One ball and one pocket; of several calls the last one counts (I-28)."""
+    if isinstance(data, list):
+        data = data[-1] if data else None
     if data is None:
         return None
     d = as_mapping(data, "declarations.call")

@@ -83,6 +83,8 @@ def break_drives_four_balls(ctx: ShotContext) -> Check:
     count = facts.object_balls_to_cushion_on_break
     if count is None:
         count = sum(1 for b in facts.cushion_after_first_contact if b != CUE)
+        if count == 0:  # nothing reported at all: not judged rather than presumed a foul
+            return True, "the balls driven to a cushion were not reported"
     if count >= 4:
         return True, f"{count} object balls reached a cushion"
     return False, (

@@ -11,15 +11,22 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from referee.rules.call import Call
+from referee.rules.call import Call, Reason
 from referee.rules.config import RulesConfig
-from referee.rules.engine import DEFAULT_CONFIG, choose_option, decide, next_rack, warn
+from referee.rules.engine import (
+    DEFAULT_CONFIG,
+    choose_option,
+    decide,
+    next_rack,
+    status_call,
+    warn,
+)
 from referee.rules.errors import RulesInputError
-from referee.rules.parse import as_mapping, as_player, parse_shot
+from referee.rules.parse import as_bool, as_mapping, as_player, parse_shot
 from referee.rules.rack import RackCheck, check_rack
 from referee.rules.state import GameState, Player
 
-STEP_TYPES = ("shot", "option_choice", "warning", "rack_check")
+STEP_TYPES = ("shot", "option_choice", "warning", "rack_check", "new_rack", "visual_check")
 
 
 def ready(state: GameState, config: RulesConfig = DEFAULT_CONFIG) -> GameState:
@@ -47,7 +54,14 @@ def apply_step(
     kind = d.get("type")
     if kind == "rack_check":
         return check_rack(d.get("rack")), state
+    if kind == "new_rack":
+        new = new_rack_state(d, state, config)
+        text = f"New rack: {new.breaker} breaks, ball in hand behind the head string."
+        return status_call(new, (Reason("NEW_RACK", "Casse 1 / I-23", text),), text), new
     state = ready(state, config)
+    if kind == "visual_check":
+        text = "Visual check of the disputed phase (replay): no change by itself."
+        return status_call(state, (Reason("VISUAL_CHECK", "I-32", text),), text), state
     if kind == "shot":
         return decide(parse_shot(d, state.balls_on_table), state, config)
     if kind == "option_choice":
@@ -56,7 +70,8 @@ def apply_step(
             state, d.get("choice"), None if player is None else as_player(player, "player")
         )
     if kind == "warning":
-        return warn(state, _warned_player(d, state))
+        by = d.get("by")
+        return warn(state, _warned_player(d, state), None if by is None else str(by))
     raise RulesInputError("type", f"unknown step type {kind!r} (expected one of {STEP_TYPES})")
 
 
@@ -67,6 +82,21 @@ def run_step(
     (for a rack check: `rack_valid`, `reasons`, `summary`)."""
     answer, new = apply_step(step, state, config)
     return answer.to_json(), new
+
+
+def new_rack_state(step: Mapping[str, Any], state: GameState, config: RulesConfig) -> GameState:
+    """A new rack: after a win (break order of I-23), a named `breaker`, or a re-rack by the
+    referee after a stalemate (`"stalemate": true`, I-33: the same breaker breaks again)."""
+    raw = step.get("breaker")
+    if raw is not None:
+        return GameState.new_rack(as_player(raw, "breaker"))
+    if state.is_over:
+        return next_rack(state, config)
+    if as_bool(step.get("stalemate"), "stalemate"):
+        return GameState.new_rack(state.breaker)
+    raise RulesInputError(
+        "type", "the rack is not over: a new rack needs 'stalemate': true or a 'breaker'"
+    )
 
 
 def _warned_player(step: Mapping[str, Any], state: GameState) -> Player:

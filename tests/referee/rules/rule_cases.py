@@ -1099,6 +1099,41 @@ RACKS = [
 ]
 
 
+RACKS += [
+    scenario(
+        "R-STALEMATE-RERACK",
+        ["I-33"],
+        state(breaker="B"),
+        {
+            "type": "new_rack",
+            "stalemate": True,
+            "expected": {
+                "next_shooter": "B",
+                "cue_ball_next": "in_hand_behind_head_string",
+                "balls_on_table_after": ALL,
+                "consecutive_fouls": {"A": 0, "B": 0},
+            },
+            "why": "I-33: after a stalemate the referee re-racks and the same breaker breaks again.",
+        },
+    ),
+    scenario(
+        "R-VISUAL-CHECK",
+        ["Déroulement 2", "I-32"],
+        state(fouls=(1, 0)),
+        {
+            "type": "visual_check",
+            "expected": {
+                "foul": False,
+                "next_shooter": "A",
+                "consecutive_fouls": {"A": 1, "B": 0},
+                "balls_on_table_after": [3, 4, 5, 6, 7, 8, 9, 10],
+            },
+            "why": "I-32: a visual check (replay review) changes nothing by itself.",
+        },
+    ),
+]
+
+
 def _error(
     ident: str, initial: dict[str, Any], step: dict[str, Any], field: str, why: str
 ) -> dict[str, Any]:
@@ -1164,6 +1199,13 @@ ERRORS = [
         warning("A", {}, ""),
         "player",
         "A warning follows the second consecutive foul.",
+    ),
+    _error(
+        "R-E-NEW-RACK-MID-RACK",
+        state(),
+        {"type": "new_rack"},
+        "type",
+        "A new rack needs a finished rack, a named breaker, or a stalemate.",
     ),
     _error(
         "R-E-UNKNOWN-STEP", state(), {"type": "timeout"}, "type", "Unknown step types are refused."
