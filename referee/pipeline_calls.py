@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.declarations import DeclarationLog, ShotDeclarations, assume_call
+from referee.pipeline_doubt import doubts
 from referee.rules import (
     GameState,
     Player,
@@ -153,9 +154,10 @@ class CallStage:
         facts, notes = _on_table_only(shot.facts, self.state.balls_on_table)
         declared, assumed = assume_call(declared, facts, is_break)
         assumptions += assumed
+        state_before = self.state
         call, review = self._decide(declared, facts)
         review = [*notes, *review, *(f"assumption: {a}" for a in assumptions)]
-        review += self._uncertain(shot)
+        review += self._uncertain(shot, self._step(declared, facts), state_before)
         review += [f"uncertain: {u}" for u in shot.uncertain]
         self._pending_choice = declared.option_choice
         return ShotResult(
@@ -170,15 +172,23 @@ class CallStage:
             assumptions=tuple(assumptions),
         )
 
-    def _uncertain(self, shot: ShotInput) -> list[str]:
-        """Why the facts are not certain enough to present the call as certain."""
+    def _uncertain(self, shot: ShotInput, step: dict[str, Any], state: GameState) -> list[str]:
+        """Why the call cannot be presented as certain: a weak fact it rests on."""
         below = self.config.review_below_confidence
         weak = {k: v for k, v in shot.fact_confidence.items() if v < below}
         if weak:
-            return [f"uncertain fact: {k} (confidence {v:.2f})" for k, v in sorted(weak.items())]
+            return doubts(step, state, self.config.rules, weak)
         if shot.confidence < below:
             return [f"facts uncertain (confidence {shot.confidence:.2f})"]
         return []
+
+    @staticmethod
+    def _step(declared: ShotDeclarations, facts: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "declarations": declared.declarations,
+            "shot": facts,
+            "referee_fouls": list(declared.referee_fouls),
+        }
 
     def _before_shot(self, declared: ShotDeclarations) -> list[str]:
         """New rack, option choice and warnings that come before this shot."""
@@ -203,11 +213,7 @@ class CallStage:
     def _decide(
         self, declared: ShotDeclarations, facts: dict[str, Any]
     ) -> tuple[dict[str, Any] | None, list[str]]:
-        step = {
-            "declarations": declared.declarations,
-            "shot": facts,
-            "referee_fouls": list(declared.referee_fouls),
-        }
+        step = self._step(declared, facts)
         shooter = self.state.turn
         try:
             call, self.state = decide(Shot.from_json(step), self.state, self.config.rules)

@@ -187,3 +187,31 @@ def test_a_ball_already_down_is_ignored_and_flagged() -> None:
     assert second["facts"]["pocketed"] == [{"ball": 3, "pocket": "foot_left", "frame": 40}]
     assert second["call"] is not None and second["call"]["remain_pocketed"] == []
     assert any("already down" in r for r in second["review_reasons"])
+
+
+SAFE_FACTS = {
+    "first_object_ball_contacted": 1,
+    "cushion_after_first_contact": ["cue"],
+    "pocketed": [],
+}
+
+
+@pytest.mark.parametrize(
+    ("weak", "flagged"),
+    [
+        ({"cushion_after_first_contact": 0.4}, True),  # without it: no cushion, F3
+        ({"first_object_ball_contacted": 0.4}, True),  # without it: no ball hit, F2
+        ({"balls_disturbed": 0.4}, False),  # nothing disturbed either way: call unchanged
+    ],
+    ids=["cushion-decides", "first-contact-decides", "irrelevant-doubt"],
+)
+def test_a_call_is_flagged_only_when_an_uncertain_fact_could_change_it(
+    weak: dict[str, float], flagged: bool
+) -> None:
+    second = ShotInput(30, 50, 0.5, {**SAFE_FACTS, "balls_disturbed": []}, fact_confidence=weak)
+    pipeline, _ = _pipeline({6: [ShotInput(1, 6, 1 / 60, BREAK_FACTS)], 50: [second]})
+    shot = [s.to_json() for i in range(51) for s in pipeline.process(_frame(i)).shots][1]
+    assert shot["call"]["foul"] is False
+    assert shot["review"] is flagged
+    if flagged:
+        assert "rests on an uncertain fact" in shot["review_reasons"][0]

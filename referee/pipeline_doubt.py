@@ -1,0 +1,87 @@
+"""Does a call rest on an uncertain fact? Ask the engine what it would call otherwise.
+
+For each fact the camera is unsure of, plausible alternatives are tried (the fact absent, a
+flag flipped, a count one off, a ball dropped from a list) and the shot is judged again from
+the same state; if the decision changes, the call rests on that fact and is flagged, with
+what the call would have been. A call that no alternative changes stays certain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from referee.rules import GameState, RulesConfig, RulesInputError, Shot, decide
+
+DECISION_KEYS = ("fouls", "next_shooter", "cue_ball_next", "spot", "option", "rack_winner")
+"""The parts of a call that a different fact would have to change to matter."""
+
+
+def _list_without_each(values: list[Any]) -> Iterator[list[Any]]:
+    for k in range(len(values)):
+        yield values[:k] + values[k + 1 :]
+
+
+def alternatives(name: str, facts: dict[str, Any], on_table: tuple[int, ...]) -> Iterator[Any]:
+    """Plausible other values of fact `name` (rules.md §4 names)."""
+    value = facts.get(name)
+    if isinstance(value, bool):
+        yield not value
+    elif name == "first_object_ball_contacted":
+        yield from (
+            b
+            for b in (None, *on_table[:1], *(facts.get("simultaneous_first_contact") or []))
+            if b != value
+        )
+    elif name == "object_balls_to_cushion_on_break" and isinstance(value, int):
+        yield from (v for v in (value - 1, value + 1) if v >= 0)
+    elif isinstance(value, list):
+        yield from _list_without_each(value)
+        if name == "cushion_after_first_contact" and "cue" not in value:
+            yield [*value, "cue"]
+    elif value is None and name.startswith("cue_ball"):
+        yield True
+
+
+def _decision(call: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(repr(call.get(k)) for k in DECISION_KEYS)
+
+
+def _judge(step: dict[str, Any], state: GameState, config: RulesConfig) -> dict[str, Any] | None:
+    try:
+        call, _ = decide(Shot.from_json(step), state, config)
+    except RulesInputError:
+        return None
+    return call.to_json()
+
+
+def doubts(
+    step: dict[str, Any],
+    state: GameState,
+    config: RulesConfig,
+    weak: dict[str, float],
+) -> list[str]:
+    """Why the call of `step` (judged from `state`) is not certain, one sentence per fact.
+
+    Args:
+        step: the shot step given to the engine (declarations, shot facts, referee fouls).
+        state: the state before the shot.
+        config: the rules' options.
+        weak: fact name -> confidence, for the facts the camera is unsure of.
+    """
+    base = _judge(step, state, config)
+    if base is None:
+        return []
+    facts = step["shot"]
+    out = []
+    for name, confidence in sorted(weak.items()):
+        for other in alternatives(name, facts, state.balls_on_table):
+            changed = _judge({**step, "shot": {**facts, name: other}}, state, config)
+            if changed is not None and _decision(changed) != _decision(base):
+                out.append(
+                    f"the call rests on an uncertain fact: {name} = {facts.get(name)!r} "
+                    f"(confidence {confidence:.2f}); with {other!r} it would be: "
+                    f"{changed.get('summary', '')}"
+                )
+                break
+    return out
