@@ -8,10 +8,15 @@ from __future__ import annotations
 
 from referee.rules.call import Call, FoulCode, Reason
 from referee.rules.config import BreakOrder, RulesConfig
+from referee.rules.declarations import (
+    check_in_play,
+    declaration_notes,
+    push_out_allowed,
+)
 from referee.rules.errors import RulesInputError
 from referee.rules.outcome import Outcome, break_outcome, play_outcome, push_out_outcome
-from referee.rules.predicates import Check, ShotContext, find_fouls
-from referee.rules.shot import Declarations, RefereeFoul, Shot, ShotFacts
+from referee.rules.predicates import ShotContext, find_fouls
+from referee.rules.shot import Shot, ShotFacts
 from referee.rules.state import (
     GAME_BALL,
     OPTION_CHOICES,
@@ -22,46 +27,6 @@ from referee.rules.state import (
 )
 
 DEFAULT_CONFIG = RulesConfig()
-
-
-def push_out_allowed(state: GameState) -> Check:
-    """Whether the next shot may be a push-out (Push-out 1 and 5, I-12, I-35)."""
-    if state.is_over or state.is_break:
-        return False, "a push-out is only possible after the break (Push-out 1)"
-    if state.cue_ball is CueBall.IN_HAND_ANYWHERE:
-        return False, "no push-out with ball in hand after the break (Push-out 5)"
-    if not state.push_out_available:
-        return (
-            False,
-            "a push-out is only allowed on the first shot after a legal break (Push-out 1)",
-        )
-    return True, "first shot after a legal break"
-
-
-def validate_declarations(declarations: Declarations, state: GameState) -> None:
-    """Refuse, before the stroke, a declaration the rules do not allow (I-12, I-05, D2).
-
-    Raises:
-        RulesInputError: naming the declaration field.
-    """
-    _check_in_play(state)
-    allowed, why = push_out_allowed(state)
-    if declarations.push_out and not allowed:
-        raise RulesInputError("declarations.push_out", f"refused: {why} (I-12)")
-    call = declarations.call
-    if call is not None and call.ball not in state.balls_on_table:
-        raise RulesInputError("declarations.call.ball", f"the {call.ball} is already down")
-    if declarations.break_announce_10 and not state.is_break:
-        raise RulesInputError(
-            "declarations.break_announce_10", "the 10 is announced only before the break (Casse 4)"
-        )
-
-
-def _check_in_play(state: GameState) -> None:
-    if state.is_over:
-        raise RulesInputError(
-            "state", f"the rack is over ({state.rack_winner} won): start a new rack"
-        )
 
 
 def _validate_shot(shot: Shot, state: GameState) -> None:
@@ -102,43 +67,6 @@ def _resolve_player(shot: Shot, state: GameState) -> tuple[Player, GameState, li
     return player, taken, []
 
 
-def _notes(ctx: ShotContext) -> list[Reason]:
-    """Declarations the engine set aside, said aloud so nobody is surprised."""
-    notes: list[Reason] = []
-    decl, state = ctx.shot.declarations, ctx.state
-    if decl.push_out and not ctx.push_out:
-        why = push_out_allowed(state)[1] if ctx.player is state.turn else "played out of turn"
-        notes.append(
-            Reason(
-                "PUSH_OUT_REFUSED",
-                "I-12",
-                f"Push-out not allowed ({why}): judged as a normal shot.",
-            )
-        )
-    if decl.break_announce_10 and not state.is_break:
-        notes.append(
-            Reason("ANNOUNCE_IGNORED", "I-05", "The 10 is announced only on the break: no effect.")
-        )
-    if decl.call is not None and state.is_break:
-        notes.append(
-            Reason(
-                "CALL_IGNORED",
-                "Déroulement 2",
-                "The break is not a called shot: the call has no effect.",
-            )
-        )
-    placement = RefereeFoul.BAD_CUE_BALL_PLACEMENT in ctx.shot.referee_fouls
-    if placement and state.cue_ball is not CueBall.IN_HAND_BEHIND_HEAD_STRING:
-        notes.append(
-            Reason(
-                "F10_NOT_APPLICABLE",
-                "I-26",
-                "Cue ball placement is free here: not a foul (Fautes 10 applies to the break).",
-            )
-        )
-    return notes
-
-
 def decide(
     shot: Shot, state: GameState, config: RulesConfig = DEFAULT_CONFIG
 ) -> tuple[Call, GameState]:
@@ -155,12 +83,12 @@ def decide(
     Raises:
         RulesInputError: the rack is over, or the shot names a ball that is not on the table.
     """
-    _check_in_play(state)
+    check_in_play(state)
     _validate_shot(shot, state)
     player, state, notes = _resolve_player(shot, state)
     allowed = push_out_allowed(state)[0] and player is state.turn
     ctx = ShotContext(state, shot, config, player, push_out=shot.declarations.push_out and allowed)
-    notes += _notes(ctx)
+    notes += declaration_notes(ctx)
     fouls = find_fouls(ctx)
     if fouls:
         return _after_foul(ctx, fouls, notes)
@@ -322,7 +250,7 @@ def choose_option(
     Raises:
         RulesInputError: no option pending, wrong player, or an unknown choice.
     """
-    _check_in_play(state)
+    check_in_play(state)
     option = state.pending_option
     if option is None:
         raise RulesInputError("choice", "no option is pending: there is nothing to choose")
@@ -391,7 +319,7 @@ def warn(state: GameState, player: Player, by: str | None = None) -> tuple[Call,
     Raises:
         RulesInputError: the rack is over or the player is not on two fouls.
     """
-    _check_in_play(state)
+    check_in_play(state)
     count = state.consecutive_fouls[player]
     if count < 2:
         raise RulesInputError(
