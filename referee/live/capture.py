@@ -101,7 +101,7 @@ class SourceStatus:
     """The source as /api/health and the `source_status` message report it.
 
     Attributes:
-        state: connecting | live | stalled | reconnecting | ended | failed.
+        state: connecting | starting | live | stalled | reconnecting | ended | failed.
         message: the latest problem, in words ("" when none).
         frames: frames captured.
         dropped: frames the capture lost by falling behind the source.
@@ -133,6 +133,9 @@ class CaptureThread(threading.Thread):
         realtime: pace sources with a known length (files, folders) at their frame rate;
             without it they are read as fast as the mailbox takes them.
         on_status: called (from this thread) whenever the source's state changes.
+        ready: set once the pipeline has processed its first frame; a file played in real
+            time waits for it after its first frame, so that building the pipeline (finding
+            the table, loading the detector) does not eat the start of the file.
     """
 
     initial_backoff_s = 0.5
@@ -147,8 +150,10 @@ class CaptureThread(threading.Thread):
         mailbox: FrameMailbox,
         realtime: bool,
         on_status: Callable[[SourceStatus], None] | None = None,
+        ready: threading.Event | None = None,
     ) -> None:
         super().__init__(name="tenball-capture", daemon=True)
+        self._ready = ready
         self._opener = opener
         self.mailbox = mailbox
         self.realtime = realtime
@@ -212,6 +217,10 @@ class CaptureThread(threading.Thread):
                 return
             if clock_start_s is None:
                 clock_start_s, first_index = now_s, frame.index
+            elif not live and self._ready is not None and not self._ready.is_set():
+                self._wait_until_ready()
+                now_s = time.monotonic()
+                clock_start_s, first_index = now_s, frame.index
             if not live and self.realtime:
                 due_s = clock_start_s + (frame.index - first_index) * period_s
                 if now_s - due_s > self.late_drop_frames * period_s:  # drop rather than lag
@@ -225,6 +234,14 @@ class CaptureThread(threading.Thread):
                 self.status.dropped += max(0, round(gap) - 1)
             previous_time_s = frame.time_s
             self._deliver(frame, now_s)
+
+    def _wait_until_ready(self, timeout_s: float = 300.0) -> None:
+        self._set_state("starting", "waiting for the pipeline to start")
+        deadline_s = time.monotonic() + timeout_s
+        assert self._ready is not None
+        while not self._ready.wait(0.1) and not self._stop_event.is_set():
+            if time.monotonic() > deadline_s:
+                break
 
     def _deliver(self, frame: Frame, now_s: float) -> None:
         if self.status.state != "live":

@@ -6,12 +6,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from referee.live.session import RulesError
-from referee.rules.config import RulesConfig
-from referee.rules.engine import DEFAULT_CONFIG, choose_option, decide, validate_declarations, warn
-from referee.rules.errors import RulesInputError
-from referee.rules.parse import parse_declarations
-from referee.rules.shot import Shot
-from referee.rules.state import GameState, Player
+from referee.rules import (
+    GameState,
+    Player,
+    RulesConfig,
+    RulesInputError,
+    Shot,
+    choose_option,
+    decide,
+    validate_declarations,
+    warn,
+)
 
 
 class EngineRules:
@@ -21,8 +26,8 @@ class EngineRules:
         config: rule options (FFB defaults).
     """
 
-    def __init__(self, config: RulesConfig = DEFAULT_CONFIG) -> None:
-        self.config = config
+    def __init__(self, config: RulesConfig | None = None) -> None:
+        self.config = config or RulesConfig()
 
     def rack_state(self, breaker: str) -> dict[str, Any]:
         return GameState.new_rack(Player(breaker)).to_json()
@@ -31,7 +36,8 @@ class EngineRules:
         """Refuse declarations the rules do not allow before the stroke (I-12, I-05)."""
         try:
             game = GameState.from_json(state)
-            validate_declarations(parse_declarations(declarations, game.balls_on_table), game)
+            step = {"declarations": dict(declarations), "shot": None}
+            validate_declarations(Shot.from_json(step, game.balls_on_table).declarations, game)
         except RulesInputError as error:
             raise RulesError(str(error)) from error
 

@@ -90,15 +90,19 @@ class LiveRuntime:
         self.referee.resume()
         if self._open_source is None:
             return
-        self.capture = CaptureThread(
-            self._open_source, self.mailbox, self.settings.realtime, self._status_from_thread
-        )
         self.worker = PipelineWorker(
             self.mailbox,
             self._build_pipeline,
             self._output_from_thread,
             self.board,
             self.settings.balls_hz,
+        )
+        self.capture = CaptureThread(
+            self._open_source,
+            self.mailbox,
+            self.settings.realtime,
+            self._status_from_thread,
+            ready=self.worker.ready,
         )
         self.worker.start()
         self.capture.start()

@@ -176,6 +176,8 @@ class PipelineWorker(threading.Thread):
         self.processed = 0
         self.error: str = ""
         self.busy_s = 0.0
+        self.ready = threading.Event()
+        """Set once the first frame went through the pipeline."""
 
     rebuild_after_s = 2.0
     """Wait before building the pipeline again after it failed (finding a table is slow)."""
@@ -200,6 +202,7 @@ class PipelineWorker(threading.Thread):
                     retry_at_s = started_s + self.rebuild_after_s
                     pipeline = self._make_pipeline(item.frame)
                 self._deliver(self._process(pipeline, item))
+                self.ready.set()
                 self.error = ""
             except Exception as error:  # keep refereeing: one bad frame must not end the match
                 logger.exception("pipeline failed on frame %d", item.frame.index)
