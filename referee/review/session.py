@@ -107,6 +107,9 @@ class Review:
                 self._one_frame(frame)
                 if bar is not None:
                     bar.update(1)
+        except KeyboardInterrupt:
+            self.run.stopped = f"interrupted at frame {self.run.frames}"
+            raise
         except Exception as error:
             self.run.stopped = f"processing failed at frame {self.run.frames}: {error}"
             raise
