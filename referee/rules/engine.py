@@ -6,6 +6,8 @@ Each takes the state before the step and returns `(Call, GameState)`; bad input 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from referee.rules.call import Call, FoulCode, Reason
 from referee.rules.config import BreakOrder, RulesConfig
 from referee.rules.declarations import (
@@ -163,71 +165,38 @@ def _apply(
     """Build the call and the next state from an outcome.
 
     A foul adds one to the shooter's count, held at two while he is unwarned (T3); a shot
-    without a foul resets his count and his warning (I-19).
+    without a foul resets his count and his warning (I-19). Once the rack is over the counts
+    and warnings reset, nothing is spotted and every pocketed ball stays down.
     """
     state, facts = ctx.state, ctx.facts or ShotFacts()
-    down = sorted(facts.pocketed_balls)
-    left = [b for b in state.balls_on_table if b not in down and b not in facts.off_table]
+    down = tuple(sorted(facts.pocketed_balls))
+    left = {b for b in state.balls_on_table if b not in down and b not in facts.off_table}
     if outcome.winner is not None:
-        new = state.with_changes(
-            balls_on_table=tuple(left),
-            turn=None,
-            is_break=False,
-            push_out_available=False,
-            consecutive_fouls={},
-            warned={},
-            pending_option=None,
-            rack_winner=outcome.winner,
-        )
-        call = Call(
-            ctx.player,
-            codes,
-            None,
-            None,
-            (),
-            tuple(down),
-            None,
-            outcome.winner,
-            True,
-            new,
-            tuple(notes + outcome.reasons),
-            outcome.summary,
-        )
+        new = GameState(
+            balls_on_table=tuple(sorted(left)), turn=None, breaker=state.breaker, is_break=False,
+            cue_ball=state.cue_ball, rack_winner=outcome.winner,
+        )  # fmt: skip
+        reasons = (*notes, *outcome.reasons)
+        call = Call(ctx.player, codes, None, None, (), down, None, outcome.winner, True, new,
+                    reasons, outcome.summary)  # fmt: skip
         return call, new
-    cue = CueBall.IN_HAND_ANYWHERE if codes else CueBall.IN_POSITION
     player, count = ctx.player, state.consecutive_fouls[ctx.player]
-    counts = {**state.consecutive_fouls, player: min(count + 1, 2) if codes else 0}
-    warned = {**state.warned, player: state.warned[player] if codes else False}
     new = state.with_changes(
-        balls_on_table=tuple(sorted({*left, *outcome.spot})),
-        turn=outcome.next_turn,
-        is_break=False,
-        push_out_available=outcome.push_out_next,
-        cue_ball=cue,
-        consecutive_fouls=counts,
-        warned=warned,
+        balls_on_table=tuple(sorted(left | set(outcome.spot))), turn=outcome.next_turn,
+        is_break=False, push_out_available=outcome.push_out_next,
+        cue_ball=CueBall.IN_HAND_ANYWHERE if codes else CueBall.IN_POSITION,
+        consecutive_fouls={**state.consecutive_fouls, player: min(count + 1, 2) if codes else 0},
+        warned={**state.warned, player: state.warned[player] if codes else False},
         pending_option=outcome.option,
-    )
-    reasons = notes + outcome.reasons + _warning_reasons(new)
-    summary = outcome.summary
-    if outcome.spot and not codes:
-        summary += " The 10 is spotted."
-    remain = tuple(b for b in down if b not in outcome.spot)
-    shooter = None if outcome.option else outcome.next_turn
+    )  # fmt: skip
+    summary = outcome.summary + (" The 10 is spotted." if outcome.spot and not codes else "")
     call = Call(
-        ctx.player,
-        codes,
-        shooter,
-        cue,
-        outcome.spot,
-        remain,
-        outcome.option,
-        None,
-        outcome.turn_ends,
-        new,
-        tuple(reasons),
-        summary,
-    )
+        shooter=player, fouls=codes, next_shooter=None if outcome.option else outcome.next_turn,
+        cue_ball_next=new.cue_ball, spot=outcome.spot,
+        remain_pocketed=tuple(b for b in down if b not in outcome.spot), option=outcome.option,
+        rack_winner=None, turn_ends=outcome.turn_ends, state=new,
+        reasons=(*notes, *outcome.reasons, *_warning_reasons(new)), summary=summary,
+    )  # fmt: skip
     return call, new
 
 
@@ -260,33 +229,18 @@ def choose_option(
         raise RulesInputError("choice", f"expected 'shoot' or 'hand_back', got {choice!r}")
     picked = OptionChoice(choice)
     holder = option.holder
-    nxt = holder if picked is OptionChoice.SHOOT else option.previous_shooter
     if picked is OptionChoice.SHOOT:
-        text = f"{holder} accepts the table and shoots from where the cue ball lies"
+        nxt, text = holder, f"{holder} accepts the table and shoots from where the cue ball lies"
     else:
+        nxt = option.previous_shooter
         text = f"{holder} hands the table back: {nxt} must shoot from where the cue ball lies"
-    if option.after_push_out or picked is OptionChoice.HAND_BACK:
-        text += "; no push-out" if option.after_push_out else ""
+    text += "; no push-out (I-35)" if option.after_push_out else ""
     clause = "Push-out 4" if option.after_push_out else "Déroulement 3"
     new = state.with_changes(
         turn=nxt, pending_option=None, push_out_available=False, cue_ball=CueBall.IN_POSITION
     )
-    reasons = (Reason("OPTION_CHOICE", clause, text + "."), *_warning_reasons(new))
-    call = Call(
-        holder,
-        (),
-        nxt,
-        CueBall.IN_POSITION,
-        (),
-        (),
-        None,
-        None,
-        picked is OptionChoice.HAND_BACK,
-        new,
-        reasons,
-        text + ".",
-    )
-    return call, new
+    call = status_call(new, (Reason("OPTION_CHOICE", clause, text + "."),), text + ".")
+    return replace(call, shooter=holder, turn_ends=picked is OptionChoice.HAND_BACK), new
 
 
 def status_call(state: GameState, reasons: tuple[Reason, ...], summary: str) -> Call:
