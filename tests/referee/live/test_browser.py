@@ -10,6 +10,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import cv2
 import httpx
@@ -107,3 +108,19 @@ def test_operator_page_declares_a_call_by_tapping(tmp_path: Path, browser: Brows
     }  # fmt: skip
     assert min(sizes) >= 36, "touch targets must be big enough for a phone"
     assert page_without_token == 401
+
+
+def test_overlay_shows_a_camera_outage(tmp_path: Path, browser: Browser) -> None:
+    def unplugged() -> Any:
+        raise OSError("no camera at /dev/video0")
+
+    settings = LiveSettings(source="0", db=tmp_path / "live.sqlite3")
+    with serve(settings, break_script(), open_source=unplugged) as server:
+        browser.navigate(f"{server.url}/overlay")
+        text = browser.wait_for(
+            "!document.getElementById('outage').classList.contains('hidden')"
+            " && document.getElementById('outage').textContent",
+            what="the outage banner",
+        )
+        _keep_shot(browser, tmp_path / "overlay-outage.png", transparent=True)
+    assert "CAMERA LOST" in text and "no camera" in text

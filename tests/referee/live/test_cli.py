@@ -1,0 +1,79 @@
+"""`tenball serve` as a user runs it: flags, the printed token, clear errors."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.referee.live.helpers import free_port, wait_for
+
+TENBALL = [sys.executable, "-c", "from referee.cli import main; raise SystemExit(main())"]
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_serve_prints_a_token_and_serves_until_stopped(tmp_path: Path) -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            *TENBALL,
+            "serve",
+            "--source",
+            "none",
+            "--port",
+            str(port),
+            "--db",
+            str(tmp_path / "l.db"),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        first = process.stdout.readline()  # type: ignore[union-attr]
+        assert first.startswith("tenball serve: operator token: ")
+        token = first.split(": ")[-1].strip()
+        assert len(token) >= 16
+        url = f"http://127.0.0.1:{port}"
+
+        def healthy() -> bool:
+            try:
+                return httpx.get(f"{url}/api/health", timeout=1).is_success
+            except httpx.TransportError:
+                return False
+
+        wait_for(healthy, timeout_s=30, what="tenball serve to answer")
+        body = {"players": {"A": "Ann", "B": "Ben"}, "breaker": "A"}
+        assert httpx.post(f"{url}/api/match", json=body).status_code == 401
+        auth = {"Authorization": f"Bearer {token}"}
+        assert httpx.post(f"{url}/api/match", json=body, headers=auth).status_code == 201
+        assert httpx.get(f"{url}/overlay").headers["content-type"].startswith("text/html")
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(15)
+    assert (tmp_path / "l.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        (["--calibration", "missing.json"], "--calibration"),
+        (["--table", "12ft"], "--table"),
+    ],
+    ids=["missing-calibration", "unknown-table"],
+)
+def test_bad_inputs_exit_2_naming_the_flag(tmp_path: Path, flags: list[str], words: str) -> None:
+    result = subprocess.run(
+        [*TENBALL, "serve", "--source", "none", "--db", str(tmp_path / "l.db"), *flags],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert words in result.stderr
