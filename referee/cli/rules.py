@@ -125,7 +125,7 @@ def run_file(path: Path, config: Any, explain: bool, out: TextIO) -> int:
                 print(_explain_line(ident, i, result, step), file=out)
             else:
                 print(
-                    json.dumps({"id": ident, "step": i, "result": result}, ensure_ascii=False),
+                    json.dumps({"id": ident, "step": i, "result": result}),
                     file=out,
                 )
     return status
@@ -142,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
         variant=args.variant,
         break_order=args.break_order,
     )
+    if args.explain and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")  # clause names carry accents
     try:
         return run_file(args.file, config, args.explain, sys.stdout)
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error of ours

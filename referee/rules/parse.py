@@ -224,6 +224,10 @@ def parse_call(data: Any, on_table: tuple[int, ...] | None) -> CalledShot | None
         raise RulesInputError(
             "declarations.call.ball", f"the {ball} is already down: it cannot be called"
         )
+    if d.get("pocket") is None:
+        raise RulesInputError(
+            "declarations.call.pocket", "missing: a call names a ball and a pocket (D2, I-28)"
+        )
     pocket = as_pocket(d.get("pocket"), "declarations.call.pocket")
     try:
         source = CallSource(d.get("source") or CallSource.ANNOUNCED)
