@@ -139,6 +139,8 @@ def _after_foul(
     summary = f"Foul by {player} ({label}): {what}. {hand}."
     if spot:
         summary += " The 10 is spotted."
+    if count >= 2:
+        summary += f" {player} was not warned: not a third foul, the count stays at two."
     outcome = Outcome(other, spot=spot, reasons=reasons, summary=summary)
     return _apply(ctx, outcome, codes, notes)
 

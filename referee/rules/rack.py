@@ -38,8 +38,12 @@ class RackCheck:
         return {
             "rack_valid": self.valid,
             "reasons": [r.to_json() for r in self.reasons],
-            "summary": "Valid rack." if self.valid else "Illegal rack: rack again.",
+            "summary": "Valid rack." if self.valid else self._illegal_summary(),
         }
+
+    def _illegal_summary(self) -> str:
+        faults = [r.text.removeprefix("Illegal rack: ") for r in self.reasons if r.code == "RACK"]
+        return "Illegal rack: " + " ".join(faults) + " Rack again."
 
 
 def _balls_complete(rack: Mapping[str, Any]) -> Reason | None:

@@ -72,7 +72,9 @@ def apply_step(
     if kind == "warning":
         by = d.get("by")
         return warn(state, _warned_player(d, state), None if by is None else str(by))
-    raise RulesInputError("type", f"unknown step type {kind!r} (expected one of {STEP_TYPES})")
+    raise RulesInputError(
+        "type", f"unknown step type {kind!r} (expected one of {', '.join(STEP_TYPES)})"
+    )
 
 
 def run_step(
