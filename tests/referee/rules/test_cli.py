@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.referee.rules.conftest import mismatches
+from tests.referee.rules.runner import mismatches
 from tests.referee.rules.rule_cases import ALL_CASES
 
 ROOT = Path(__file__).resolve().parents[3]

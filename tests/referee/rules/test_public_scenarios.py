@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.referee.rules.conftest import mismatches, run_scenario
+from tests.referee.rules.runner import mismatches, run_scenario
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "scenarios-public.json"
 SCENARIOS: list[dict[str, Any]] = json.loads(DATA.read_text(encoding="utf-8"))["scenarios"]

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from referee.rules import initial_state
-from tests.referee.rules.conftest import mismatches, run_scenario
+from tests.referee.rules.runner import mismatches, run_scenario
 from tests.referee.rules.rule_cases import ALL_CASES, ERRORS
 
 
