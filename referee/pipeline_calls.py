@@ -2,8 +2,8 @@
 
 Keeps the game state across shots and racks, applies what the declarations file says
 (call, push-out, warnings, referee fouls, option choices) and, where it says nothing, makes the
-review's assumptions explicit. A call that rests on an uncertain fact or on an assumption is
-flagged for review, with the reasons, never presented as certain.
+review's assumptions explicit. A call that rests on an uncertain fact or on an assumption (one
+that changes the decision) is flagged for review, with the reasons, never presented as certain.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.declarations import DeclarationLog, ShotDeclarations, assume_call
-from referee.pipeline_doubt import doubts
+from referee.pipeline_doubt import decision_differs, doubts
 from referee.rules import (
     GameState,
     Player,
@@ -152,12 +152,17 @@ class CallStage:
         assumptions = self._before_shot(declared)
         is_break = self.state.is_break
         facts, notes = _on_table_only(shot.facts, self.state.balls_on_table)
+        undeclared = self._step(declared, facts)
         declared, assumed = assume_call(declared, facts, is_break)
-        assumptions += assumed
         state_before = self.state
         call, review = self._decide(declared, facts)
-        review = [*notes, *review, *(f"assumption: {a}" for a in assumptions)]
-        review += self._uncertain(shot, self._step(declared, facts), state_before)
+        flagged = list(assumptions)
+        step = self._step(declared, facts)
+        if assumed and decision_differs(undeclared, step, state_before, self.config.rules):
+            flagged += assumed
+        assumptions += assumed
+        review = [*notes, *review, *(f"assumption: {a}" for a in flagged)]
+        review += self._uncertain(shot, step, state_before)
         review += [f"uncertain: {u}" for u in shot.uncertain]
         self._pending_choice = declared.option_choice
         return ShotResult(

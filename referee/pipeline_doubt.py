@@ -55,6 +55,14 @@ def _judge(step: dict[str, Any], state: GameState, config: RulesConfig) -> dict[
     return call.to_json()
 
 
+def decision_differs(
+    step_a: dict[str, Any], step_b: dict[str, Any], state: GameState, config: RulesConfig
+) -> bool:
+    """Whether two versions of a shot step get different decisions from the same state."""
+    a, b = _judge(step_a, state, config), _judge(step_b, state, config)
+    return a is None or b is None or _decision(a) != _decision(b)
+
+
 def doubts(
     step: dict[str, Any],
     state: GameState,

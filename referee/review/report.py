@@ -191,6 +191,11 @@ def _shot_html(view: ShotView, players: dict[str, str]) -> str:
     if flags:
         items = "".join(f"<li>{escape(f)}</li>" for f in flags)
         body.append(f'<div class="flags"><b>Check this call:</b><ul>{items}</ul></div>')
+    flagged = " ".join(flags)
+    quiet = [a for a in shot.get("assumptions") or [] if a not in flagged]
+    if quiet:
+        items = "".join(f"<li>{escape(a)} (does not change the call)</li>" for a in quiet)
+        body.append(f'<div class="note">Assumed:<ul>{items}</ul></div>')
     if view.evidence:
         figures = "".join(
             f"<figure>{_image(e.jpeg, 'image/jpeg', e.caption)}"
