@@ -67,18 +67,51 @@ def lab_image(image: NDArray[np.uint8]) -> NDArray[np.float32]:
     return out
 
 
-def find_cloth(image: NDArray[np.uint8]) -> ClothRegion:
-    """The cloth region and its enclosing quadrilateral in a BGR uint8 image.
+def find_cloth(image: NDArray[np.uint8]) -> list[ClothRegion]:
+    """Candidate cloth regions and their quadrilaterals in a BGR uint8 image.
+
+    One candidate per colour threshold that gives a four-sided region (see `_thresholds`);
+    the caller keeps the one whose table fits best.
 
     Raises:
-        TableNotFoundError: no large cloth-coloured region with four straight sides.
+        TableNotFoundError: no threshold gives a large cloth-coloured region with four sides.
     """
     lab = lab_image(image)
     colour = _reference_colour(lab)
     distance = _colour_distance(lab, colour)
-    mask = _cloth_mask(distance)
-    outer = _outer_quad(mask)
-    return ClothRegion(mask=mask, colour_lab=colour, outer_px=outer)
+    found: list[ClothRegion] = []
+    failure = "no colour threshold gave a cloth region"
+    for limit in _thresholds(distance):
+        try:
+            mask = _cloth_mask(distance, limit)
+            outer = _outer_quad(mask)
+        except TableNotFoundError as error:
+            failure = str(error)
+            continue
+        found.append(ClothRegion(mask=mask, colour_lab=colour, outer_px=outer))
+    if not found:
+        raise TableNotFoundError(failure)
+    return found
+
+
+def _thresholds(distance: NDArray[np.float32]) -> list[float]:
+    """Candidate colour-distance thresholds: Otsu's split over the colours within two windows.
+
+    The widest (all colours, far ones clipped) and wide windows split cloth from floor and
+    people; the narrow one splits cloth from a rail of a similar colour.
+    """
+    limits: list[float] = []
+    for window in (2.5 * MAX_COLOUR_DISTANCE, 2.0 * MAX_COLOUR_DISTANCE, MAX_COLOUR_DISTANCE):
+        near = np.minimum(distance, window) if window > 2 * MAX_COLOUR_DISTANCE else distance
+        near = near[near <= window]
+        if near.size == 0:
+            continue
+        scaled = np.clip(near * (255.0 / window), 0, 255).astype(np.uint8)
+        otsu, _ = cv2.threshold(scaled.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        limit = float(np.clip(otsu * window / 255.0, MIN_COLOUR_DISTANCE, MAX_COLOUR_DISTANCE))
+        if all(abs(limit - other) > 1.0 for other in limits):
+            limits.append(limit)
+    return limits
 
 
 def _reference_colour(lab: NDArray[np.float32]) -> FloatArray:
@@ -100,13 +133,11 @@ def _colour_distance(lab: NDArray[np.float32], colour: FloatArray) -> NDArray[np
     return out
 
 
-def _cloth_mask(distance: NDArray[np.float32]) -> NDArray[np.uint8]:
-    scaled = np.clip(distance * (255.0 / 100.0), 0, 255).astype(np.uint8)
-    otsu, _ = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    limit = float(np.clip(otsu * 100.0 / 255.0, MIN_COLOUR_DISTANCE, MAX_COLOUR_DISTANCE))
+def _cloth_mask(distance: NDArray[np.float32], limit: float) -> NDArray[np.uint8]:
+    """The filled region of colour distance below `limit` that covers the frame's middle."""
+    height, width = distance.shape
     raw = (distance < limit).astype(np.uint8) * 255
     raw = np.asarray(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
-    height, width = raw.shape
     count, labels, stats, _ = cv2.connectedComponentsWithStats(raw, connectivity=4)
     centre = labels[height // 3 : 2 * height // 3, width // 3 : 2 * width // 3]
     votes = np.bincount(centre.reshape(-1), minlength=count)

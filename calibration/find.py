@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import CameraModel, FloatArray
 from calibration.cloth import (
+    ClothRegion,
     TableNotFoundError,
     find_cloth,
     intersect,
@@ -129,8 +130,34 @@ def find_table(
     options = options or FindOptions()
     full = median_frame(list(frames))
     image, scale = _working_image(full)
-    region = find_cloth(image)
     lab = lab_image(image)
+    best: TableFinding | None = None
+    failure: TableNotFoundError | None = None
+    for region in find_cloth(image):
+        try:
+            finding = _find_in_region(full, (image, lab, scale), region, table, options)
+        except TableNotFoundError as error:
+            failure = error
+            continue
+        except CalibrationError as error:
+            failure = TableNotFoundError(f"the quadrilateral found is not this table: {error}")
+            continue
+        if best is None or finding.confidence > best.confidence:
+            best = finding
+    if best is None:
+        raise failure or TableNotFoundError("no table found")
+    return best
+
+
+def _find_in_region(
+    full: NDArray[np.uint8],
+    working: tuple[NDArray[np.uint8], NDArray[np.float32], float],
+    region: ClothRegion,
+    table: TableSpec,
+    options: FindOptions,
+) -> TableFinding:
+    """The table whose cloth is `region` (working image, its Lab and scale in `working`)."""
+    _, lab, scale = working
     nose, found = _nose_lines(lab, region.outer_px, region.colour_lab)
     corners = np.array([intersect(nose[k - 1], nose[k]) for k in range(4)])
     long_first, pocket_note = _long_sides(lab, region.outer_px, corners, table, options)
