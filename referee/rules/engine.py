@@ -267,28 +267,31 @@ def status_call(state: GameState, reasons: tuple[Reason, ...], summary: str) -> 
 def warn(state: GameState, player: Player, by: str | None = None) -> tuple[Call, GameState]:
     """Record the warning a player on two consecutive fouls must receive (T2, I-24).
 
+    A warning given before the second consecutive foul is not the warning of the rules: it
+    has no effect (the warning must follow the second foul), and the call says so.
+
     Args:
         state: the state before the warning.
         player: the player warned.
         by: who warned him ("B", "referee"): the opponent's warning is valid (FFB).
 
     Raises:
-        RulesInputError: the rack is over or the player is not on two fouls.
+        RulesInputError: the rack is over.
     """
     check_in_play(state)
     count = state.consecutive_fouls[player]
-    if count < 2:
-        raise RulesInputError(
-            "player",
-            f"{player} is on {count} consecutive foul(s): a warning follows the second",
-        )
-    new = state.with_changes(warned={**state.warned, player: True})
     who = f" by {by}" if by else ""
-    text = (
-        f"{player} was already warned"
-        if state.warned[player]
-        else f"{player} is warned{who}: he is on two consecutive fouls; a third loses the rack"
-    )
+    if count < 2:
+        text = (
+            f"{player} is on {count} consecutive foul{'s' if count != 1 else ''}: a warning "
+            "counts only after the second, so this one has no effect"
+        )
+        new = state
+    elif state.warned[player]:
+        text, new = f"{player} was already warned", state
+    else:
+        text = f"{player} is warned{who}: he is on two consecutive fouls; a third loses the rack"
+        new = state.with_changes(warned={**state.warned, player: True})
     reason = Reason("WARNING", "Fautes (avertissement)", text + ".")
     return status_call(new, (reason,), text + "."), new
 

@@ -1099,6 +1099,28 @@ RACKS = [
 ]
 
 
+THREE_FOULS += [
+    scenario(
+        "R-T-EARLY-WARNING",
+        ["Fautes (avertissement)", "T2"],
+        state(fouls=(1, 0)),
+        warning(
+            "A",
+            {
+                "warned": {"A": False, "B": False},
+                "warning_due": None,
+                "consecutive_fouls": {"A": 1, "B": 0},
+            },
+            "Decision: a warning before the second consecutive foul is not the rules' warning: no effect.",
+        ),
+        shot(
+            facts(None),
+            {"foul": True, "consecutive_fouls": {"A": 2, "B": 0}, "warning_due": "A"},
+            "The second foul: the warning is due now.",
+        ),
+    ),
+]
+
 RACKS += [
     scenario(
         "R-STALEMATE-RERACK",
@@ -1192,13 +1214,6 @@ ERRORS = [
         choice("B", "shoot", {}, ""),
         "player",
         "Only the holder chooses.",
-    ),
-    _error(
-        "R-E-WARN-ONE-FOUL",
-        state(fouls=(1, 0)),
-        warning("A", {}, ""),
-        "player",
-        "A warning follows the second consecutive foul.",
     ),
     _error(
         "R-E-NEW-RACK-MID-RACK",

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.referee.rules.runner import mismatches
 from tests.referee.rules.rule_cases import ALL_CASES
+from tests.referee.rules.runner import mismatches
 
 ROOT = Path(__file__).resolve().parents[3]
 PUBLIC = ROOT / "tests" / "data" / "scenarios-public.json"

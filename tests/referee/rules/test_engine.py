@@ -183,8 +183,8 @@ def test_option_and_warning_errors() -> None:
     with pytest.raises(RulesInputError) as caught:
         choose_option(pending, "pass")
     assert caught.value.field == "choice"
-    with pytest.raises(RulesInputError):
-        warn(MID_RACK, Player.A)
+    early, unchanged = warn(MID_RACK, Player.A)  # before the second foul: no effect
+    assert unchanged == MID_RACK and "no effect" in early.summary
 
 
 def test_the_rack_over_refuses_shots() -> None:

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from referee.rules import initial_state
-from tests.referee.rules.runner import mismatches, run_scenario
 from tests.referee.rules.rule_cases import ALL_CASES, ERRORS
+from tests.referee.rules.runner import mismatches, run_scenario
 
 
 def test_case_ids_are_unique() -> None:
