@@ -167,7 +167,7 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         raise EvalInputError(f"missing file {path}")
     objects: list[dict[str, Any]] = []
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
+    for number, line in enumerate(_whole_lines(path.read_text()), start=1):
         if not line.strip():
             continue
         try:
@@ -178,6 +178,14 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
             raise EvalInputError(f"{path}:{number}: expected a JSON object")
         objects.append(obj)
     return objects
+
+
+def _whole_lines(text: str) -> list[str]:
+    """The file's lines without an unfinished last one (a run killed mid-write)."""
+    lines = text.splitlines()
+    if lines and not text.endswith("\n"):
+        lines.pop()
+    return lines
 
 
 def _float(text: str) -> float:
@@ -191,7 +199,7 @@ def read_tracks(path: Path) -> TrackRows:
     ball_index = {name: i for i, name in enumerate(BALL_NAMES)}
     columns: list[list[float]] = [[] for _ in range(8)]
     with path.open(newline="") as handle:
-        reader = csv.reader(handle)
+        reader = csv.reader(_whole_lines(handle.read()))
         header = tuple(next(reader, ()))
         if header != TRACKS_HEADER:
             raise EvalInputError(f"{path}: header must be {','.join(TRACKS_HEADER)}, got {header}")

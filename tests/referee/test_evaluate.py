@@ -280,3 +280,14 @@ def test_truth_without_calls_is_judged_by_the_engine(tmp_path: Path) -> None:
     assert truth.shots[1]["shooter"] == "B"
     # B called the 1 but only the 2 dropped: it stays down and the inning ends (D4)
     assert truth.shots[1]["call"]["next_shooter"] == "A"
+
+
+def test_an_unfinished_last_line_is_ignored(clip: Path, tmp_path: Path) -> None:
+    """A review killed mid-write leaves whole lines and at most one unfinished last line."""
+    run = tmp_path / "run"
+    shutil.copytree(clip / "truth", run)
+    with (run / "tracks.csv").open("a") as handle:
+        handle.write("240,4.0,cue,30")
+    with (run / "events.jsonl").open("a") as handle:
+        handle.write('{"frame": 300, "ti')
+    assert headline(evaluate(clip, run))["call agreement"] == 1.0
