@@ -9,7 +9,9 @@ watches it and at most `mjpeg_fps` times a second.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -146,6 +148,17 @@ class JpegBoard:
             self._last_s = now_s
 
 
+def _lower_priority(increment: int) -> None:
+    """Lower the calling thread's CPU priority (Linux applies nice per thread); a no-op where
+    the platform does not allow it."""
+    if increment <= 0 or not hasattr(os, "setpriority"):
+        return
+    with contextlib.suppress(OSError):
+        thread_id = threading.get_native_id()
+        current = os.getpriority(os.PRIO_PROCESS, thread_id)
+        os.setpriority(os.PRIO_PROCESS, thread_id, min(19, current + increment))
+
+
 class PipelineWorker(threading.Thread):
     """Runs the pipeline on captured frames and delivers their output.
 
@@ -179,6 +192,10 @@ class PipelineWorker(threading.Thread):
         self.ready = threading.Event()
         """Set once the first frame went through the pipeline."""
 
+    nice_increment = 5
+    """How much lower than the capture and the web loop this thread runs (Linux nice):
+    when the CPUs are short, the pipeline skips frames rather than the capture dropping them."""
+
     rebuild_after_s = 2.0
     """Wait before building the pipeline again after it failed (finding a table is slow)."""
 
@@ -186,6 +203,7 @@ class PipelineWorker(threading.Thread):
         self._stop_event.set()
 
     def run(self) -> None:
+        _lower_priority(self.nice_increment)
         pipeline: FramePipeline | None = None
         retry_at_s = 0.0
         while not self._stop_event.is_set():
@@ -218,10 +236,14 @@ class PipelineWorker(threading.Thread):
         output.shots = [shot_json(s) for s in getattr(result, "shots", ()) or ()]
         tracks = getattr(result, "tracks", None)
         now_s = time.monotonic()
+        send_balls = now_s - self._last_balls_s >= self._balls_period_s
+        draw = self.board.wants_frame(now_s)
+        if not (send_balls or draw):
+            return output
         balls = balls_json(tracks) if tracks is not None else []
-        if now_s - self._last_balls_s >= self._balls_period_s:
+        if send_balls:
             output.balls = balls
             self._last_balls_s = now_s
-        if self.board.wants_frame(now_s):
+        if draw:
             self.board.publish(annotate(frame.image, balls), now_s)
         return output
