@@ -151,6 +151,7 @@ _FACT_KEYS = {
     "frozen_ball_touching_its_rail_without_leaving",
     "balls_moving_at_strike",
     "balls_disturbed",
+    "cue_ball_pocket",
 }
 
 
@@ -197,6 +198,8 @@ def parse_facts(data: Any, on_table: tuple[int, ...] | None = None) -> ShotFacts
         extra={k: v for k, v in d.items() if k not in _FACT_KEYS},
     )
     _check_consistent(facts)
+    if d.get("cue_ball_pocket") is not None:
+        as_pocket(d["cue_ball_pocket"], "shot.cue_ball_pocket")
     return facts
 
 

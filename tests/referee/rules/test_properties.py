@@ -169,3 +169,25 @@ def test_the_engine_is_deterministic(data: st.DataObject) -> None:
             state = next_rack(state)
         result, state = run_step(entry["step"], state)
         assert result == entry["result"]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_a_match_undoes_to_the_start_and_replays_from_json(data: st.DataObject) -> None:
+    from referee.rules import Match
+
+    match = Match()
+    states = [match.state]
+    for _ in range(15):
+        match.apply(data.draw(next_steps(ready_state(match.state))))
+        states.append(match.state)
+    assert Match.from_json(match.to_json()).state == match.state
+    while match.entries:
+        match.undo()
+        assert match.state in states
+    assert match.state == states[0]
+
+
+def ready_state(state: GameState) -> GameState:
+    """The state the next step is drawn for (a won rack opens the next one)."""
+    return next_rack(state) if state.is_over else state
