@@ -215,3 +215,21 @@ def test_a_call_is_flagged_only_when_an_uncertain_fact_could_change_it(
     assert shot["review"] is flagged
     if flagged:
         assert "rests on an uncertain fact" in shot["review_reasons"][0]
+
+
+def test_a_won_rack_starts_the_next_with_the_other_breaker() -> None:
+    ten = {
+        "first_object_ball_contacted": 1,
+        "cushion_after_first_contact": [],
+        "pocketed": [{"ball": 10, "pocket": "foot_right", "frame": 40}],
+    }
+    declarations = '{"shot": 2, "type": "call", "ball": 10, "pocket": "foot_right"}\n'
+    shots = {
+        6: [ShotInput(1, 6, 1 / 60, BREAK_FACTS)],
+        50: [ShotInput(30, 50, 0.5, ten)],
+        60: [ShotInput(55, 60, 0.9, BREAK_FACTS)],
+    }
+    pipeline, _ = _pipeline(shots, declarations)
+    out = [s.to_json() for i in range(61) for s in pipeline.process(_frame(i)).shots]
+    assert out[1]["call"]["rack_winner"] == "A"
+    assert (out[2]["rack"], out[2]["is_break"], out[2]["shooter"]) == (2, True, "B")
