@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import FloatArray
+from calibration.io import CalibrationError
 
 LIGHTNESS_WEIGHT = 0.4
 """Weight of Lab lightness against chroma in the colour distance: cloth keeps its hue under
@@ -28,7 +29,7 @@ MIN_CLOTH_FRACTION = 0.05
 """Smallest share of the frame the cloth region may cover to count as a table."""
 
 
-class TableNotFoundError(ValueError):
+class TableNotFoundError(CalibrationError):
     """No pool table could be found in the frame; the message says why."""
 
 

@@ -1,0 +1,213 @@
+"""`tenball calibrate SOURCE --out calibration.json [--preview preview.png]`.
+
+Finds the table in an image or the first frames of a video (or fits the corners given with
+`--corners`), fits the camera, writes the calibration file (design.md §4, plus the camera and
+the fit's figures) and a preview image to check it by eye. Prints the reprojection error and
+every assumption made.
+
+Exit status: 0 on success, 1 when no table is found or the corners do not fit, 2 when the
+arguments or the source are unusable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "calibrate",
+        help="find the table (or fit given corners) and write a calibration file",
+        description=(
+            "Find the table in an image or the first frames of a video, fit the camera and "
+            "write a calibration file and a preview to check it by eye."
+        ),
+    )
+    parser.add_argument("source", type=Path, metavar="SOURCE", help="image or video file")
+    parser.add_argument(
+        "--corners",
+        metavar="HL_U,HL_V,HR_U,HR_V,FR_U,FR_V,FL_U,FL_V",
+        help="the four playing-surface corners in pixels (head_left, head_right, foot_right, "
+        "foot_left) instead of finding them",
+    )
+    parser.add_argument(
+        "--head",
+        choices=["left", "right", "top", "bottom"],
+        help="where the head (breaking end) is in the image (default: left when the table lies "
+        "across the frame, bottom when it runs up it; a visible rack marks the foot)",
+    )
+    parser.add_argument(
+        "--table", default="9ft", help="9ft, 8ft, 7ft or LxW in mm, e.g. 2540x1270 (default 9ft)"
+    )
+    parser.add_argument(
+        "--frames", type=int, default=60, help="video frames to combine (default 60)"
+    )
+    parser.add_argument("--focal", type=float, metavar="PX", help="focal length in pixels")
+    parser.add_argument(
+        "--camera-height", type=float, metavar="MM", help="lens height above the cloth, mm"
+    )
+    parser.add_argument(
+        "--distortion", metavar="K1,K2,P1,P2[,K3]", help="OpenCV lens distortion coefficients"
+    )
+    parser.add_argument(
+        "--nose-height",
+        type=float,
+        default=36.3,
+        metavar="MM",
+        help="cushion nose height above the cloth (default 36.3; 0 for flat renderings)",
+    )
+    parser.add_argument("--out", type=Path, required=True, help="calibration file to write")
+    parser.add_argument("--preview", type=Path, help="preview image to write (PNG or JPEG)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from calibration.io import CalibrationError
+
+    try:
+        request = _request(args)
+        frames = _read_frames(args.source, args.frames)
+    except (ValueError, OSError) as error:
+        print(f"tenball calibrate: {error}", file=sys.stderr)
+        return 2
+    try:
+        calibration, notes = _calibrate(frames, request)
+    except CalibrationError as error:
+        what = "the corners do not fit" if args.corners else "no table found"
+        print(f"tenball calibrate: {what}: {error}", file=sys.stderr)
+        return 1
+    calibration.save(args.out)
+    _report(calibration, notes, args.out)
+    if args.preview is not None:
+        _write_preview(frames[0], calibration, args.preview)
+        print(f"preview: {args.preview}")
+    return 0
+
+
+def _request(args: argparse.Namespace) -> dict[str, Any]:
+    from calibration.fit import CameraPrior
+
+    if args.frames < 1:
+        raise ValueError(f"--frames must be at least 1, got {args.frames}")
+    distortion = _numbers(args.distortion, "--distortion") if args.distortion else ()
+    if distortion and len(distortion) not in (4, 5):
+        raise ValueError(f"--distortion needs 4 or 5 numbers, got {len(distortion)}")
+    prior = CameraPrior(
+        focal_px=args.focal, distortion=tuple(distortion), camera_height_mm=args.camera_height
+    )
+    corners = None
+    if args.corners:
+        values = _numbers(args.corners, "--corners")
+        if len(values) != 8:
+            raise ValueError(f"--corners needs 8 numbers (4 corners u,v), got {len(values)}")
+        names = ("head_left", "head_right", "foot_right", "foot_left")
+        corners = {n: (values[2 * i], values[2 * i + 1]) for i, n in enumerate(names)}
+    return {
+        "table": _table(args.table),
+        "prior": prior,
+        "corners": corners,
+        "head": args.head,
+        "nose_height_mm": args.nose_height,
+    }
+
+
+def _numbers(text: str, flag: str) -> list[float]:
+    try:
+        return [float(part) for part in text.split(",")]
+    except ValueError:
+        raise ValueError(f"{flag} must be numbers separated by commas, got {text!r}") from None
+
+
+def _table(text: str) -> Any:
+    from calibration.table import TableSpec
+
+    if "x" in text.lower():
+        parts = text.lower().split("x")
+        try:
+            length, width = (float(part) for part in parts)
+        except ValueError:
+            raise ValueError(f"--table LxW must be two numbers in mm, got {text!r}") from None
+        return TableSpec(length_mm=max(length, width), width_mm=min(length, width))
+    return TableSpec.from_name(text)
+
+
+def _read_frames(source: Path, count: int) -> list[Any]:
+    """The image, or the first `count` frames of the video (at most 15 of them, evenly spread)."""
+    import cv2
+
+    if not source.exists():
+        raise ValueError(f"{source}: no such file")
+    if source.suffix.lower() in IMAGE_SUFFIXES:
+        image = cv2.imread(str(source), cv2.IMREAD_COLOR)
+        if image is None:
+            raise ValueError(f"{source}: not a readable image")
+        return [image]
+    capture = cv2.VideoCapture(str(source))
+    frames = []
+    try:
+        keep = max(1, count // 15)
+        for index in range(count):
+            ok, frame = capture.read()
+            if not ok:
+                break
+            if index % keep == 0:
+                frames.append(frame)
+    finally:
+        capture.release()
+    if not frames:
+        raise ValueError(f"{source}: no frames could be read (not an image or a video?)")
+    return frames
+
+
+def _calibrate(frames: list[Any], request: dict[str, Any]) -> tuple[Any, list[str]]:
+    from calibration.find import FindOptions, find_table
+    from calibration.fit import fit_camera_report
+    from calibration.io import Calibration
+
+    table = request["table"]
+    if request["corners"] is not None:
+        height, width = frames[0].shape[:2]
+        fit = fit_camera_report(request["corners"], table, (width, height), request["prior"])
+        extra = fit.as_json()
+        return Calibration(table, fit.camera, request["corners"], extra), []
+    options = FindOptions(
+        head=request["head"], prior=request["prior"], nose_height_mm=request["nose_height_mm"]
+    )
+    finding = find_table(frames, table, options)
+    notes = [f"confidence {finding.confidence:.2f}", *finding.notes]
+    return finding.calibration, notes
+
+
+def _report(calibration: Any, notes: list[str], out: Path) -> None:
+    extra = calibration.extra
+    print(f"reprojection error: {extra['reprojection_error_px']:.2f} px")
+    print(
+        f"focal length: {calibration.camera.camera_matrix[0, 0]:.0f} px ({extra['focal_source']})"
+    )
+    x, y, height = calibration.camera.centre_mm
+    print(f"camera at x={x:.0f} y={y:.0f} mm, {height:.0f} mm above the cloth")
+    for name, (u, v) in calibration.corners_px.items():
+        print(f"  {name}: ({u:.1f}, {v:.1f})")
+    for assumption in extra.get("assumptions", []):
+        print(f"assumed: {assumption}")
+    for note in notes:
+        print(f"note: {note}")
+    print(f"calibration: {out}")
+
+
+def _write_preview(frame: Any, calibration: Any, path: Path) -> None:
+    import cv2
+
+    from calibration.preview import draw_preview
+
+    suffix = path.suffix.lower() if path.suffix else ".png"
+    ok, encoded = cv2.imencode(suffix, draw_preview(frame, calibration))
+    if not ok:
+        raise ValueError(f"{path}: cannot encode an image of type {suffix}")
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_bytes(encoded.tobytes())
+    temporary.replace(path)
