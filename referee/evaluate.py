@@ -294,7 +294,11 @@ def _cell(label: str, value: float | None) -> str:
 
 def format_table(result: dict[str, Any]) -> str:
     """A plain-text table of the headline numbers, then the events and call disagreements."""
-    lines = [f"truth: {result['truth']}", f"run:   {result['run']}", ""]
+    lines = [f"truth: {result['truth']}", f"run:   {result['run']}"]
+    speed = result.get("run_summary") or {}
+    if speed.get("frames_per_s"):
+        lines.append(f"review: {speed['frames']} frames at {speed['frames_per_s']} frames/s")
+    lines.append("")
     width = max(len(label) for label, _, _ in HEADLINE)
     lines += [f"{label:<{width}}  {_cell(label, v)}" for label, v in headline(result).items()]
     lines += ["", f"{'event':<16} {'precision':>9} {'recall':>7} {'truth':>6} {'run':>6}"]
