@@ -91,7 +91,8 @@ class LiveReferee:
         row = self.store.add_action(match_id, kind, payload)
         self.view = session.apply(view, Action(row.id, kind, payload), self.rules)
         self.publish(self.state_message())
-        return {"action_id": row.id, **self.state_message()}
+        result = self.view.last_result if kind in ("option_choice", "warning") else None
+        return {"action_id": row.id, "result": result, **self.state_message()}
 
     def on_shot(self, shot: dict[str, Any]) -> dict[str, Any] | None:
         """Judge a finished shot from the camera; returns the call, or None if not judged."""

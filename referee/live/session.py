@@ -79,6 +79,8 @@ class MatchView:
         last_call: the latest call (a `call` message body) or None.
         calls: every call, oldest first.
         invalidated: actions skipped on the last replay, with the engine's reason.
+        last_result: the engine's result of the latest step that was not a shot (an option
+            choice or a warning), with its summary in words; None when there is none.
     """
 
     players: dict[str, str]
@@ -92,6 +94,7 @@ class MatchView:
     last_call: dict[str, Any] | None = None
     calls: list[dict[str, Any]] = field(default_factory=list)
     invalidated: list[dict[str, Any]] = field(default_factory=list)
+    last_result: dict[str, Any] | None = None
 
     def turn(self) -> str | None:
         """Who acts next: the holder of a pending option, else the shooter; None when over."""
@@ -284,14 +287,14 @@ def _choose_option(view: MatchView, payload: Mapping[str, Any], rules: RulesBack
     _require_open_rack(view)
     holder = _option_holder(view)
     step = {"type": "option_choice", "player": holder, "choice": str(payload["choice"])}
-    _result, view.state = rules.step(view.state, step)
+    view.last_result, view.state = rules.step(view.state, step)
     view.declarations = _empty_declarations()
 
 
 def _warn(view: MatchView, payload: Mapping[str, Any], rules: RulesBackend) -> None:
     _require_open_rack(view)
     step = {"type": "warning", "player": str(payload["player"])}
-    _result, view.state = rules.step(view.state, step)
+    view.last_result, view.state = rules.step(view.state, step)
 
 
 def _new_rack(view: MatchView, payload: Mapping[str, Any], rules: RulesBackend) -> None:

@@ -81,8 +81,9 @@ class ScriptedPipeline:
     Attributes:
         events: frame index -> events reported on that frame.
         shots: frame index -> shot finished on that frame.
-        gate: shots wait for this (set by default); a held shot is reported on the first
-            frame after the gate opens.
+        gate: events and shots wait for this (set when there is no shot); held ones are
+            reported on the first frame after the gate opens (as an event detector reports
+            an event once it is certain, a few frames late).
         delay_s: work per frame, seconds (to play a slow pipeline).
     """
 
@@ -92,6 +93,7 @@ class ScriptedPipeline:
     delay_s: float = 0.0
     processed: list[int] = field(default_factory=list)
     _held: list[ScriptedShot] = field(default_factory=list)
+    _held_events: list[Event] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.shots:
@@ -103,9 +105,12 @@ class ScriptedPipeline:
         self.processed.append(frame.index)
         if frame.index in self.shots:
             self._held.append(self.shots[frame.index])
+        self._held_events += self.events.get(frame.index, [])
         shots: tuple[ScriptedShot, ...] = ()
-        if self._held and self.gate.is_set():
+        events: tuple[Event, ...] = ()
+        if self.gate.is_set():
             shots, self._held = tuple(self._held), []
+            events, self._held_events = tuple(self._held_events), []
         x_mm = 100.0 + (frame.index % 200) * 10.0
         on_table = np.array([TrackStatus.ON_TABLE, TrackStatus.ON_TABLE], dtype=object)
         xy_mm = np.array([[x_mm, 635.0], [1905.0, 635.0]])
@@ -113,7 +118,7 @@ class ScriptedPipeline:
         tracks = TrackSet(
             frame.index, frame.time_s, np.array([0, 1]), xy_mm, np.zeros((2, 2)), xy_px, on_table
         )
-        return ScriptedResult(tuple(self.events.get(frame.index, ())), shots, tracks)
+        return ScriptedResult(events, shots, tracks)
 
 
 def break_script(strike: int = 10, end: int = 30) -> ScriptedPipeline:

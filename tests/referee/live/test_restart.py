@@ -85,3 +85,4 @@ def test_state_survives_sigkill(tmp_path: Path) -> None:
     assert export_after["actions"] == export_before["actions"]
     assert export_after["calls"] == export_before["calls"]
     assert export_after["events"] == export_before["events"]
+    assert {e["kind"] for e in export_after["events"]} >= {"strike", "ball_pocket", "shot_end"}

@@ -147,9 +147,9 @@ def test_malformed_bodies_get_422_naming_the_field(
     [
         ("/api/option", {"choice": "shoot"}, "no option is pending"),
         ("/api/declare/push-out", {}, "push-out"),
-        ("/api/warning", {"player": "B"}, "consecutive foul"),
+        ("/api/undo", {}, "nothing to undo"),
     ],
-    ids=["option-without-option", "push-out-on-break", "warning-without-fouls"],
+    ids=["option-without-option", "push-out-on-break", "undo-with-nothing-done"],
 )
 def test_rules_refusals_are_409_with_the_engines_reason(
     api: Any, path: str, body: Any, words: str
@@ -225,3 +225,12 @@ def test_a_stranger_gets_401_even_with_a_malformed_body(api: Any) -> None:
     server, client = api
     response = client.post(f"{server.url}/api/declare/call", content=b"{not json")
     assert response.status_code == 401
+
+
+def test_an_early_warning_is_answered_with_the_engines_words(api: Any) -> None:
+    server, client = api
+    _start(server, client)
+    response = client.post(f"{server.url}/api/warning", json={"player": "B"}, headers=server.auth())
+    assert response.status_code == 200
+    assert "no effect" in response.json()["result"]["summary"]
+    assert response.json()["match"]["rules_state"]["warned"] == {"A": False, "B": False}
