@@ -35,7 +35,9 @@ class Browser:
     """One headless chromium with one page, closed on `close()`."""
 
     def __init__(self, executable: str, width: int = 1280, height: int = 720) -> None:
-        self._profile = tempfile.TemporaryDirectory(prefix="tenball-chromium-")
+        self._profile = tempfile.TemporaryDirectory(
+            prefix="tenball-chromium-", ignore_cleanup_errors=True
+        )
         self._process = subprocess.Popen(
             [
                 executable, "--headless", "--no-sandbox", "--disable-gpu",

@@ -82,11 +82,16 @@ def _keep_shot(browser: Browser, path: Path, transparent: bool = False) -> Path:
 def test_operator_page_declares_a_call_by_tapping(tmp_path: Path, browser: Browser) -> None:
     settings = LiveSettings(source="none", db=tmp_path / "live.sqlite3")
     with serve(settings) as server:
-        body = {"players": {"A": "Alice", "B": "Bob"}, "breaker": "B"}
-        httpx.post(f"{server.url}/api/match", json=body, headers=server.auth()).raise_for_status()
         browser.emulate_phone()
         browser.navigate(f"{server.url}/operator?token={server.token}")
+        browser.wait_for("document.getElementById('turn-line').textContent.includes('No match')")
+        browser.evaluate(
+            "document.getElementById('m-A').value = 'Alice';"
+            "document.getElementById('m-B').value = 'Bob';"
+            "document.querySelector('[data-start=\"B\"]').click()"
+        )
         browser.wait_for("document.querySelector('#p-B').classList.contains('turn')")
+        assert browser.evaluate("document.querySelector('#p-B .name').textContent") == "Bob"
         browser.evaluate("document.querySelector('#balls button[data-ball=\"1\"]').click()")
         browser.evaluate(
             "document.querySelector('.pocket[data-pocket=\"foot_right\"]')"
@@ -100,6 +105,8 @@ def test_operator_page_declares_a_call_by_tapping(tmp_path: Path, browser: Brows
             ".map(b => Math.min(b.getBoundingClientRect().width, b.getBoundingClientRect().height))"
         )
         _keep_shot(browser, tmp_path / "operator.png")
+        browser.evaluate("document.getElementById('undo').click()")
+        browser.wait_for(f"{declared} === ''", what="the undone call to leave the page")
         page_without_token = browser.evaluate(
             "fetch('/api/undo', {method: 'POST'}).then(r => r.status)"
         )
