@@ -116,6 +116,9 @@ def cushion_score(
 def ball_score(
     xy_mm: FloatArray, change: FloatArray, others_xy_mm: FloatArray, reach_mm: float
 ) -> tuple[int, float]:
+    # The best ball is the one whose line of centres matches the change and whose distance
+    # is nearest one diameter (``reach_mm`` less the tolerance is not known here, so the
+    # nearest ball wins among equally well aligned ones).
     """Which other ball best explains a velocity change at ``xy_mm``, and how well.
 
     Args:
@@ -134,6 +137,56 @@ def ball_score(
     if size < 1e-9 or not near.any():
         return -1, 0.0
     cosine = np.abs(offset @ change) / (np.where(near, distance, 1.0) * size)
-    score = np.where(near, cosine, 0.0)
+    closeness = np.where(near, distance, np.inf) / reach_mm
+    score = np.where(near, cosine - 0.5 * closeness, -np.inf)
     best = int(np.argmax(score))
-    return best, float(score[best])
+    return best, float(cosine[best])
+
+
+def contact_chain(
+    xy_mm: FloatArray,
+    moving: NDArray[np.bool_],
+    usable: NDArray[np.bool_],
+    start: int,
+    reach_mm: float,
+) -> list[int] | None:
+    """The shortest chain of touching balls from a moving ball to ball ``start``.
+
+    Balls frozen together pass a push on without moving much themselves (a rack at the
+    break), so a ball that starts with no moving ball beside it may still have been hit
+    through resting neighbours.
+
+    Args:
+        xy_mm: (B, 2) every ball's centre at the moment ``start`` began to move.
+        moving: (B,) balls that were moving then.
+        usable: (B,) balls whose position is known.
+        start: the ball that started.
+        reach_mm: the largest centre distance of two touching balls.
+
+    Returns:
+        [mover, resting..., start] with only the first ball moving, or None.
+    """
+    diameter_gap = np.full(len(xy_mm), np.inf)
+    parent = {start: -1}
+    frontier = [start]
+    for _ in range(4):
+        found: list[int] = []
+        following: list[int] = []
+        for node in frontier:
+            distance = np.linalg.norm(xy_mm - xy_mm[node], axis=1)
+            near = usable & (distance <= reach_mm) & (distance > 1e-6)
+            for other in np.flatnonzero(near):
+                other = int(other)
+                if other in parent:
+                    continue
+                parent[other] = node
+                diameter_gap[other] = distance[other]
+                (found if moving[other] else following).append(other)
+        if found:
+            best = min(found, key=lambda b: diameter_gap[b])
+            chain = [best]
+            while parent[chain[-1]] != -1:
+                chain.append(parent[chain[-1]])
+            return chain
+        frontier = following
+    return None

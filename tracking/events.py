@@ -17,6 +17,7 @@ the tracker's statuses; ``shot_end`` once every ball has been at rest for ``sett
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -126,6 +127,8 @@ class EventDetector:
         self._anchor = np.full((NUM_CLASSES, 2), np.nan)
         self._seen_frame = np.zeros(NUM_CLASSES, np.int64)
         self._seen_time = np.zeros(NUM_CLASSES)
+        self._previous_seen_time = np.zeros(NUM_CLASSES)
+        self._start_floor = np.zeros(NUM_CLASSES)
         self._seen_xy = np.zeros((NUM_CLASSES, 2))
         self._velocity = np.zeros((NUM_CLASSES, 2))
         self._pending_starts: list[tuple[int, int]] = []
@@ -188,6 +191,7 @@ class EventDetector:
         alive[trackset.ball[in_play]] = True
         visible = trackset.status == TrackStatus.ON_TABLE
         balls = trackset.ball[visible]
+        self._previous_seen_time = self._seen_time.copy()
         self._seen_frame[balls] = trackset.frame
         self._seen_time[balls] = trackset.time_s
         self._seen_xy[balls] = trackset.xy_mm[visible]
@@ -277,6 +281,8 @@ class EventDetector:
         for ball in np.flatnonzero(starts):
             self._moving[ball] = True
             self._pending_starts.append((int(ball), self._history.count - 1))
+            # A ball that was hidden may have started any time since it was last seen.
+            self._start_floor[ball] = self._previous_seen_time[ball]
         self._detect_rest()
 
     def _detect_rest(self) -> None:
@@ -307,12 +313,10 @@ class EventDetector:
         self._pending_starts = [s for s in self._pending_starts if s not in ready]
         events = []
         for ball, detected in ready:
-            event = self._explain_start(ball, detected, k)
-            if event is not None:
-                events.append(event)
+            events += self._explain_start(ball, detected, k)
         return events
 
-    def _explain_start(self, ball: int, detected: int, k: int) -> Event | None:
+    def _explain_start(self, ball: int, detected: int, k: int) -> list[Event]:
         """Why a resting ball started moving: a ball that touched it, a strike or nothing."""
         times, _, xy = self._history.window(detected, detected + k)
         t_ref, p, v, n = fit_lines(times, xy[:, [ball]])
@@ -321,19 +325,19 @@ class EventDetector:
         if n[0] < 2 or speed < self.config.start_min_speed_mm_s:
             self._moving[ball] = False
             self._anchor[ball] = p[0] if n[0] else anchor
-            return None
+            return []
         t_start = float(t_ref[0] + (anchor - p[0]) @ v[0] / speed**2)
-        t_start = min(max(t_start, float(times[0]) - 1.5 * self._dt), float(times[0]))
-        toucher = self._find_toucher(ball, detected, t_start)
-        if toucher is not None:
-            other, t_contact, confidence = toucher
-            if not self._remember(frozenset((other, ball)), t_contact):
-                return None
-            frame = self._frame_of(t_contact)
-            return Event(
-                frame, t_contact, EventKind.BALL_BALL, (other, ball), confidence=confidence
-            )
-        return self._unexplained_start(ball, t_start, speed)
+        floor = min(float(times[0]) - 1.5 * self._dt, float(self._start_floor[ball]))
+        t_start = min(max(t_start, floor), float(times[0]))
+        touches = self._find_touchers(ball, detected, t_start)
+        if touches:
+            return [
+                Event(self._frame_of(t), t, EventKind.BALL_BALL, (a, b), confidence=conf)
+                for a, b, t, conf in touches
+                if self._remember(frozenset((a, b)), t)
+            ]
+        event = self._unexplained_start(ball, t_start, speed)
+        return [] if event is None else [event]
 
     def _unexplained_start(self, ball: int, t_start: float, speed: float) -> Event | None:
         """A strike, a disturbance, or (too slow, too soon after stopping) no event: a ball
@@ -366,33 +370,59 @@ class EventDetector:
         n = np.where(at_rest, 2, n)
         return t_ref, p, v, n
 
-    def _find_toucher(
+    def _find_touchers(
         self, ball: int, detected: int, t_start: float
-    ) -> tuple[int, float, float] | None:
-        """The ball whose path came within a diameter of ``ball`` when it started, if any."""
+    ) -> list[tuple[int, int, float, float]]:
+        """The contacts that set ``ball`` moving: [(striker, struck, time_s, confidence)].
+
+        Usually one moving ball whose path came within a diameter of ``ball``; through balls
+        frozen together (a rack), a chain from a moving ball over resting ones.
+        """
         t_ref, p, v, n = self._paths_before(detected)
         diameter = self.table.ball_diameter_mm
         at_start = p + v * (t_start - t_ref)[:, None]
-        distance = np.linalg.norm(at_start - self._anchor[ball], axis=1)
         was_moving = np.linalg.norm(v, axis=1) > self.config.start_min_speed_mm_s
-        near = (
-            self._alive & (n >= 2) & (distance <= diameter + self.config.ball_contact_tolerance_mm)
-        )
-        near[ball] = False
-        candidate = near & (self._moving | was_moving | self._cluster_push(t_start))
-        if not candidate.any():
-            return None
-        score = np.where(candidate, np.abs(distance - diameter) - 1e3 * was_moving, np.inf)
-        other = int(np.argmin(score))
+        usable = self._alive & (n >= 2)
+        usable[ball] = True
+        reach = diameter + self.config.ball_contact_tolerance_mm
+        moving = was_moving | (self._cluster_push(t_start) & self._moving)
+        moving[ball] = False
+        for mover in np.flatnonzero(moving & usable):
+            at_start[mover] = self._stop_at_first_touch(
+                (float(t_ref[mover]), p[mover], v[mover]), at_start, usable & ~moving, t_start
+            )
+        chain = contacts.contact_chain(at_start, moving, usable, ball, reach)
+        if chain is None:
+            return []
+        first, second = chain[0], chain[1]
         t_contact = t_start
-        if was_moving[other]:
-            path: Path = (float(t_ref[other]), p[other], v[other])
-            still: Path = (t_start, self._anchor[ball], np.zeros(2))
+        if was_moving[first]:
+            path: Path = (float(t_ref[first]), p[first], v[first])
+            still: Path = (t_start, at_start[second], np.zeros(2))
             touch = contacts.touch_time(path, still, diameter)
             if touch is not None and abs(touch - t_start) <= 2.0 * self._dt:
                 t_contact = touch
-        rivals = int((candidate & was_moving).sum()) - 1
-        return other, t_contact, 0.6 if not was_moving[other] else (1.0 if rivals <= 0 else 0.7)
+        distance = np.linalg.norm(at_start - at_start[ball], axis=1)
+        rivals = int((moving & usable & (distance <= reach)).sum()) - 1
+        sure = 1.0 if rivals <= 0 and len(chain) == 2 else (0.8 if len(chain) > 2 else 0.7)
+        touches = [(first, second, t_contact, sure)]
+        touches += [(a, b, t_start, 0.8) for a, b in itertools.pairwise(chain[1:])]
+        return touches
+
+    def _stop_at_first_touch(
+        self, path: Path, xy_mm: FloatArray, resting: NDArray[np.bool_], t_start: float
+    ) -> FloatArray:
+        """Where a moving ball was at ``t_start``, or where it first met a resting ball if
+        that came earlier (its straight path ends there)."""
+        first = t_start
+        diameter = self.table.ball_diameter_mm
+        for other in np.flatnonzero(resting):
+            still: Path = (t_start, xy_mm[other], np.zeros(2))
+            touch = contacts.touch_time(path, still, diameter)
+            if touch is not None and path[0] - 2.0 * self._dt <= touch < first:
+                first = touch
+        result: FloatArray = path[1] + path[2] * (first - path[0])
+        return result
 
     def _cluster_push(self, t_start: float) -> bool:
         """Whether a resting neighbour may have passed on a push: in a shot, just after a

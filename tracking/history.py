@@ -53,7 +53,10 @@ class PositionHistory:
         """
         first = max(first, self.count - self.capacity, 0)
         stop = min(stop, self.count)
-        slots = np.arange(first, max(first, stop)) % self.capacity
+        start, end = first % self.capacity, first % self.capacity + max(0, stop - first)
+        if end <= self.capacity:
+            return self._time[start:end], self._frame[start:end], self._xy[start:end]
+        slots = np.arange(first, stop) % self.capacity
         return self._time[slots], self._frame[slots], self._xy[slots]
 
 
@@ -70,17 +73,17 @@ def fit_lines(
         t_ref (B,) mean time of the used samples; p (B, 2) position at t_ref; v (B, 2)
         velocity, mm/s (0 with fewer than two samples); n (B,) samples used.
     """
-    valid = np.isfinite(xy_mm[:, :, 0])
-    n = valid.sum(axis=0)
+    valid = ~np.isnan(xy_mm[:, :, 0])
     weight = valid.astype(np.float64)
-    safe_n = np.maximum(n, 1)
-    t = time_s[:, None] * weight
-    t_ref = t.sum(axis=0) / safe_n
-    xy = np.where(valid[:, :, None], xy_mm, 0.0)
+    n = weight.sum(axis=0)
+    safe_n = np.maximum(n, 1.0)
+    t_ref = (time_s @ weight) / safe_n
+    xy = np.nan_to_num(xy_mm, nan=0.0)
     p = xy.sum(axis=0) / safe_n[:, None]
     dt = (time_s[:, None] - t_ref[None, :]) * weight
     denominator = (dt * dt).sum(axis=0)
     ok = (n >= 2) & (denominator > 1e-12)
-    v = np.einsum("kb,kbi->bi", dt, xy - p[None, :, :] * weight[:, :, None])
-    v = np.where(ok[:, None], v / np.where(ok, denominator, 1.0)[:, None], 0.0)
+    # Σ dt (x - p) = Σ dt x, because the weighted dt sum to zero.
+    v = np.einsum("kb,kbi->bi", dt, xy) / np.where(ok, denominator, 1.0)[:, None]
+    v[~ok] = 0.0
     return t_ref, p, v, n.astype(np.int64)

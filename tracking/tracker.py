@@ -132,6 +132,8 @@ class BallTracker:
         self._time_s: float | None = None
         std = self.config.measurement_std_mm
         self._R = np.eye(2) * std**2
+        self._position_var_cap = float(table.length_mm) ** 2
+        self._cache: dict[float, tuple[NDArray[np.float64], ...]] = {}
 
     def update(self, detections: Detections, frame: int, time_s: float) -> TrackSet:
         """Advance every track to this frame and return the state of every ball in play.
@@ -155,24 +157,36 @@ class BallTracker:
         missing = self._state.alive.copy()
         missing[tracks] = False
         removed_now = self._coast(missing, time_s)
-        unassigned = np.ones(len(dets), bool)
-        unassigned[cols] = False
-        self._spawn(dets[unassigned] if len(dets) else dets, time_s)
+        if len(cols) < len(dets) and not self._state.alive.all():
+            unassigned = np.ones(len(dets), bool)
+            unassigned[cols] = False
+            self._spawn(dets[unassigned], time_s)
         return self._trackset(frame, time_s, missing, removed_now)
 
     def _predict(self, dt_s: float) -> None:
-        state, config = self._state, self.config
+        state = self._state
         if dt_s <= 0.0 or not state.alive.any():
             return
-        idx = np.flatnonzero(state.alive)
-        at_rest = ~np.any(state.mean[idx, 2:], axis=1)
-        q_move = kalman.process_noise(dt_s, config.acceleration_std_mm_s2)
-        q_rest = kalman.process_noise(dt_s, config.rest_acceleration_std_mm_s2)
+        F, q_move, q_rest = self._matrices(dt_s)
+        # Every slot is predicted (one batch); slots not in play are restarted when used.
+        at_rest = ~np.any(state.mean[:, 2:], axis=1)
         Q = np.where(at_rest[:, None, None], q_rest, q_move)
-        F = kalman.transition_matrix(dt_s)
-        state.mean[idx], state.cov[idx] = kalman.predict(state.mean[idx], state.cov[idx], F, Q)
-        position_var_cap = float(self.table.length_mm) ** 2
-        state.cov[idx, :2, :2] = np.minimum(state.cov[idx, :2, :2], position_var_cap)
+        state.mean, state.cov = kalman.predict(state.mean, state.cov, F, Q)
+        np.minimum(state.cov[:, :2, :2], self._position_var_cap, out=state.cov[:, :2, :2])
+
+    def _matrices(self, dt_s: float) -> tuple[NDArray[np.float64], ...]:
+        """F and the moving / resting Q for a time step, cached by step."""
+        key = round(dt_s, 9)
+        if key not in self._cache:
+            config = self.config
+            self._cache[key] = (
+                kalman.transition_matrix(dt_s),
+                kalman.process_noise(dt_s, config.acceleration_std_mm_s2),
+                kalman.process_noise(dt_s, config.rest_acceleration_std_mm_s2),
+            )
+            if len(self._cache) > 64:
+                self._cache.pop(next(iter(self._cache)))
+        return self._cache[key]
 
     def _associate(
         self, dets: Detections, dt_s: float
