@@ -241,6 +241,7 @@ async def websocket(websocket: WebSocket) -> None:
         pass
     finally:
         await runtime.manager.disconnect(client)
+        runtime.manager.broadcast({"type": "viewers", "count": runtime.manager.count})
 
 
 async def _mjpeg(runtime: LiveRuntime) -> AsyncIterator[bytes]:

@@ -95,18 +95,24 @@ class LiveReferee:
         return {"action_id": row.id, "result": result, **self.state_message()}
 
     def on_shot(self, shot: dict[str, Any]) -> dict[str, Any] | None:
-        """Judge a finished shot from the camera; returns the call, or None if not judged."""
+        """Judge a finished shot from the camera; returns the call, or None if not judged.
+
+        A shot the rules cannot judge now (the rack is over, an option is pending) is kept in
+        the audit trail and announced as an alert, but not stored as an action: undoing or
+        correcting later never brings it back.
+        """
         if self.match_id is None or self.view is None:
             self.publish({"type": "alert", "message": "shot seen but no match started"})
             return None
-        row = self.store.add_action(self.match_id, "shot", shot)
-        try:
-            self.view = session.apply(self.view, Action(row.id, "shot", shot), self.rules)
+        try:  # a shot the rules cannot take now (rack over, option pending) is not an action
+            session.apply(self.view, Action(0, "shot", shot), self.rules)
         except RulesError as error:
-            message = f"shot not judged: {error}"
-            self.store.add_audit(self.match_id, row.id, "unjudged_shot", {"reason": str(error)})
-            self.publish({"type": "alert", "message": message, "action_id": row.id})
+            audit = {"reason": str(error), "shot": shot}
+            self.store.add_audit(self.match_id, 0, "unjudged_shot", audit)
+            self.publish({"type": "alert", "message": f"shot not judged: {error}"})
             return None
+        row = self.store.add_action(self.match_id, "shot", shot)
+        self.view = session.apply(self.view, Action(row.id, "shot", shot), self.rules)
         call = self.view.last_call
         assert call is not None
         self.store.add_call(self.match_id, row.id, call)

@@ -173,3 +173,17 @@ def test_replay_is_deterministic_and_one_call_per_shot(steps: list[Any]) -> None
     again = session.replay(PLAYERS, "A", actions, RULES)
     assert replayed.to_json() == again.to_json()
     assert len(replayed.calls) == len({c["action_id"] for c in replayed.calls}) == replayed.shots
+
+
+def test_a_shot_after_the_rack_is_won_is_audited_not_stored(tmp_path: Path) -> None:
+    referee, published = _referee(tmp_path)
+    referee.act("break_announce_10", {})
+    ten = {**BREAK_FACTS, "pocketed": [{"ball": 10, "pocket": "foot_left"}]}
+    assert referee.on_shot({"facts": ten}) is not None
+    assert referee.on_shot({"facts": BREAK_FACTS}) is None  # practice after the win
+    assert published[-1]["type"] == "alert" and "rack is over" in published[-1]["message"]
+    export = referee.store.export(1)
+    assert [a["kind"] for a in export["actions"]] == ["break_announce_10", "shot"]
+    assert [a["kind"] for a in export["audit"]] == ["unjudged_shot"]
+    referee.undo()  # the winning shot: the practice shot does not come back
+    assert referee.view is not None and referee.view.shots == 0
