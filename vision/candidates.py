@@ -199,7 +199,7 @@ def fit_outlines(
     """Centres from the outline: along 32 directions, the point between 0.7 and 1.3 radii
     where the lightness changes most radially, then a least-squares circle of the known
     radius through those points (for balls of the cloth's own colour)."""
-    scales = np.linspace(0.7, 1.3, 13)
+    scales = np.linspace(0.75, 1.25, 11)
     points = (
         xy[:, None, None, :]
         + radius[:, None, None, None] * scales[None, None, :, None] * DIRECTIONS[None, :, None, :]
@@ -209,11 +209,26 @@ def fit_outlines(
     best = np.argmax(radial, axis=2)
     strength = np.take_along_axis(radial, best[..., None], axis=2)[..., 0]
     edge = np.take_along_axis(points, best[..., None, None], axis=2)[:, :, 0, :]
-    weight = strength / np.maximum(strength.sum(axis=1, keepdims=True), 1e-9)
-    # Each edge point says the centre lies one radius inward from it.
+    # Each edge point says the centre lies one radius inward from it; shadows and touching
+    # balls make some of them wrong, so take a strength-weighted median of what they say.
     implied = edge - radius[:, None, None] * DIRECTIONS[None, :, :]
-    fitted: NDArray[np.float64] = np.sum(implied * weight[..., None], axis=1)
+    fitted = np.column_stack(
+        [_weighted_median(implied[..., 0], strength), _weighted_median(implied[..., 1], strength)]
+    )
     return fitted
+
+
+def _weighted_median(
+    values: NDArray[np.float64], weights: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """(K,) row-wise weighted median of (K, M) values."""
+    order = np.argsort(values, axis=1)
+    sorted_values = np.take_along_axis(values, order, axis=1)
+    cumulative = np.cumsum(np.take_along_axis(weights, order, axis=1), axis=1)
+    half = cumulative[:, -1:] / 2.0
+    index = np.minimum(np.sum(cumulative < half, axis=1), values.shape[1] - 1)
+    median: NDArray[np.float64] = sorted_values[np.arange(len(values)), index]
+    return median
 
 
 def confidence(
@@ -229,13 +244,18 @@ def confidence(
     outline) times how free the ring just outside it is (cloth, or other balls): inside a
     hand or an arm, the ring is foreground all round.
     """
-    inner_radii = np.array([0.2, 0.45, 0.7])
+    inner_radii = np.array([0.2, 0.45, 0.7, 0.85])
     inner = (
         xy[:, None, None, :]
         + (radius[:, None, None, None] * inner_radii[None, :, None, None])
         * DIRECTIONS[None, None, :, :]
     )
-    coverage = sample(region.foreground, inner).mean(axis=(1, 2))
+    covered = sample(region.foreground, inner)
+    coverage = covered[:, :3].mean(axis=(1, 2))
+    # A ball fills its disc out to the rim in every direction; the end of a cue, a finger or
+    # a chalk's edge fills only a sector of it.
+    rim = np.clip((covered[:, 3].mean(axis=1) - 0.5) / 0.4, 0.0, 1.0)
+
     scales = np.array([0.85, 0.95, 1.05])
     outline = (
         xy[:, None, None, :]
@@ -243,7 +263,10 @@ def confidence(
     )
     radial = np.abs(np.sum(sample(region.gradient, outline) * DIRECTIONS[None, None, :, :], axis=3))
     outline_share = np.mean(radial.max(axis=1) > edge_gradient, axis=1)
-    evidence = np.maximum(coverage, np.clip(outline_share * 1.25, 0.0, 1.0) * 0.9)
+    # Only a disc that is mostly cloth-coloured inside may be a ball by its outline alone
+    # (a green ball on green cloth); a foreground blob must fill its disc to the rim.
+    by_outline = np.clip(outline_share * 1.25, 0.0, 1.0) * 0.9
+    evidence = np.where(coverage < 0.5, np.maximum(by_outline, coverage), np.minimum(coverage, rim))
     ring = xy[:, None, :] + 1.4 * radius[:, None, None] * DIRECTIONS[None, :, :]
     occupied = sample(region.foreground, ring) > 0
     gaps = np.linalg.norm(ring[:, :, None, :] - xy[None, None, :, :], axis=3)
@@ -261,10 +284,11 @@ def confidence(
 def ball_pixels(
     image: NDArray[np.uint8], xy: NDArray[np.float64], radius: NDArray[np.float64]
 ) -> list[NDArray[np.uint8]]:
-    """Each ball's (K_i, 3) BGR pixels within 0.8 radius and nearer to it than to others."""
+    """Each ball's (K_i, 3) BGR pixels within 0.9 radius and nearer to it than to others
+    (a stripe's band can lie near the rim)."""
     if len(xy) == 0:
         return []
-    us, vs, mask = own_disc(xy, radius, 0.8)
+    us, vs, mask = own_disc(xy, radius, 0.9)
     height, width = image.shape[:2]
     inside = mask & (us >= 0) & (us < width) & (vs >= 0) & (vs < height)
     u = np.clip(us, 0, width - 1).astype(np.int64)

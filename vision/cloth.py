@@ -121,8 +121,9 @@ class TableView:
         radius = np.full(mask.shape, float(radius_px), np.float32)
         reach = max(1, round(radius_px * 0.5))
         centre_valid = cv2.erode(mask, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
-        core = cv2.erode(mask, np.ones((8 * reach + 1, 8 * reach + 1), np.uint8))
-        return cls(mask, np.asarray(centre_valid, np.uint8), radius, None, mask & (1 - core))
+        core = np.asarray(cv2.erode(mask, np.ones((8 * reach + 1,) * 2, np.uint8)), np.uint8)
+        band = (mask > 0) & (core == 0)
+        return cls(mask, np.asarray(centre_valid, np.uint8), radius, None, band.astype(np.uint8))
 
     @property
     def size(self) -> tuple[int, int]:
@@ -196,12 +197,12 @@ class ClothModel:
         if not inside.any():
             raise ValueError("the table region is empty: cannot learn the cloth colour")
         median = np.median(image[inside][::7], axis=0).astype(np.float32)
-        flat = np.ascontiguousarray(np.broadcast_to(median, image.shape), dtype=np.float32)
-        far = cloth_distance(image, flat, dark_ratio) > 30.0
         radius = max(2, round(view.typical_radius_px()))
+        rough = _median_map(image, inside, median, window_px=16 * radius)
+        far = cloth_distance(image, rough, dark_ratio) > 30.0
         far = cv2.dilate(far.astype(np.uint8), np.ones((2 * radius + 1,) * 2, np.uint8)) > 0
         keep = (inside & ~far).astype(np.float32)
-        local = _masked_smooth(image, keep, median, window_px=12 * radius)
+        local = _masked_smooth(image, keep, median, window_px=8 * radius)
         distance = cloth_distance(image, local, dark_ratio)[keep > 0]
         spread = (
             1.4826 * float(np.median(np.abs(distance - np.median(distance))))
@@ -220,6 +221,22 @@ def with_static_edges(
     merged = cloth.bgr.copy()
     merged[static] = cv2.blur(image, (3, 3)).astype(np.float32)[static]
     return ClothModel(bgr=merged, noise=cloth.noise)
+
+
+def _median_map(
+    image: NDArray[np.uint8], inside: NDArray[np.bool_], fill: NDArray[np.float32], window_px: int
+) -> NDArray[np.float32]:
+    """Median colour over windows (wider than a rack) on a coarse grid, at full size: a
+    first cloth estimate that follows lamps and dark corners and ignores the balls."""
+    height, width = inside.shape
+    filled = image.copy()
+    filled[~inside] = np.round(fill).astype(np.uint8)
+    small_size = (max(1, width // _CLOTH_CELL_PX), max(1, height // _CLOTH_CELL_PX))
+    small = cv2.resize(filled, small_size, interpolation=cv2.INTER_AREA)
+    kernel = max(3, window_px // _CLOTH_CELL_PX) | 1
+    smooth = cv2.medianBlur(small, min(kernel, 255))
+    full = cv2.resize(smooth, (width, height), interpolation=cv2.INTER_LINEAR)
+    return np.ascontiguousarray(full, dtype=np.float32)
 
 
 def _masked_smooth(

@@ -75,7 +75,7 @@ class DetectorConfig:
     min_confidence: float = 0.4
     min_free_ring: float = 0.55
     edge_gradient: float = 2.5
-    min_ring_votes: float = 0.2
+    min_ring_votes: float = 0.15
     hint_window_radii: float = 3.0
     surface_margin_mm: float = 20.0
     refine_iterations: int = 3
@@ -211,18 +211,14 @@ class BallDetector:
         if len(candidates) == 0:
             return np.zeros((0, 2)), np.zeros(0), []
         radius = _at(region.radius, candidates)
-        score, coverage = confidence(
+        _, coverage = confidence(
             region, candidates, radius, config.edge_gradient, config.min_free_ring
         )
-        # Cheap first cut before the per-ball work (a rough centre loses some confidence).
-        plausible = (score >= 0.5 * config.min_confidence) & (
-            _at(region.centre_valid, candidates) > 0
-        )
-        candidates, radius, faint = (
-            candidates[plausible],
-            radius[plausible],
-            coverage[plausible] < 0.5,
-        )
+        plausible = _at(region.centre_valid, candidates) > 0
+        candidates, radius = candidates[plausible], radius[plausible]
+        faint = coverage[plausible] < 0.5
+        if len(candidates) == 0:
+            return np.zeros((0, 2)), np.zeros(0), []
         weight = np.clip((region.distance - 0.5 * self.threshold) / self.threshold, 0.0, 1.0)
         xy = refine_centres(weight.astype(np.float32), candidates, radius, config.refine_iterations)
         if faint.any():

@@ -40,6 +40,8 @@ class IdentifierConfig:
             lightness, so keep it below 1.
         white_chroma: largest chroma (Lab) of a pixel counted as white after white balance.
         white_lightness: smallest lightness (0..100) of a white pixel.
+        white_relative: smallest lightness of a white pixel as a share of the ball's own
+            brightest (95th percentile); shading darkens the far side of white balls.
         solid_white_max: most white a solid shows (its number circle facing the camera).
         stripe_white_min: least white a stripe shows (its band facing the camera).
         cue_white_min: least white the cue ball shows (its shaded rim is not white).
@@ -50,7 +52,8 @@ class IdentifierConfig:
     colour_sigma: float = 12.0
     lightness_weight: float = 0.4
     white_chroma: float = 18.0
-    white_lightness: float = 62.0
+    white_lightness: float = 40.0
+    white_relative: float = 0.6
     solid_white_max: float = 0.16
     stripe_white_min: float = 0.3
     cue_white_min: float = 0.7
@@ -91,15 +94,24 @@ def ball_features(
     balanced = np.clip(pixels_bgr.astype(np.float32) * gains / 255.0, 0.0, 1.0)
     lab = cv2.cvtColor(balanced.reshape(1, -1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
     chroma = np.hypot(lab[:, 1], lab[:, 2])
-    white = (chroma <= config.white_chroma) & (lab[:, 0] >= config.white_lightness)
+    # White is near-neutral and near the ball's own brightest: shading greys the far side
+    # of a white ball, so a fixed lightness would call half the cue ball grey.
+    bright = float(np.percentile(lab[:, 0], 95))
+    floor = max(config.white_lightness, config.white_relative * bright)
+    white = (chroma <= config.white_chroma) & (lab[:, 0] >= floor)
     white_fraction = float(white.mean())
     others = lab[~white]
     if len(others) < max(3, 0.03 * len(lab)):
         return np.array([white_fraction, 50.0, 0.0, 0.0, 0.0], np.float32)
-    # The colour is the median of the more saturated half: shading greys a ball's rim.
     chroma_others = chroma[~white]
-    saturated = others[chroma_others >= np.median(chroma_others)]
-    colour = np.median(saturated, axis=0)
+    chromatic = chroma_others >= 15.0
+    if chromatic.sum() >= max(3, 0.08 * len(others)):
+        # The colour is the median of the more saturated coloured pixels: shading greys a
+        # ball's rim and the edge mixes in the cloth.
+        coloured, coloured_chroma = others[chromatic], chroma_others[chromatic]
+        colour = np.median(coloured[coloured_chroma >= np.median(coloured_chroma)], axis=0)
+    else:
+        colour = np.median(others, axis=0)
     return np.array([white_fraction, *colour, 1.0 - white_fraction], np.float32)
 
 

@@ -94,7 +94,9 @@ def render_scene(
     centres = np.zeros((n, samples, 3))
     centres[:, :, :2] = xy_mm[:, None, :] + steps[None, :, None] * travel[:, None, :]
     centres[:, :, 2] = R_MM
-    orientation = np.stack([np.stack([random_orientation(rng)] * samples) for _ in range(n)])
+    orientation = np.zeros((n, samples, 3, 3))
+    for index in range(n):
+        orientation[index] = random_orientation(rng)
     poses = BallPoses(np.asarray(balls, np.int64), centres, orientation, np.ones(n), np.ones(n))
     image = renderer.render(poses, overlays)
     uv = camera.project(xy_mm, R_MM)
