@@ -42,7 +42,7 @@ def write_video(
     path: Path, frames: int = 60, fps: float = 30.0, size: tuple[int, int] = (320, 180)
 ) -> Path:
     """A small MJPG .avi: a green cloth with a white ball crossing it, frame number drawn in."""
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, size)
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), fps, size)
     assert writer.isOpened(), "OpenCV cannot write MJPG video here"
     width, height = size
     for i in range(frames):

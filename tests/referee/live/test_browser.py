@@ -68,6 +68,7 @@ def test_overlay_shows_the_match_and_animates_a_call_in(tmp_path: Path, browser:
     assert headline == "Legal – continues"
     assert "3" in detail
     image = cv2.imread(str(shot), cv2.IMREAD_UNCHANGED)
+    assert image is not None
     assert image.shape[2] == 4, "the screenshot has no alpha channel"
     assert image[360, 300, 3] == 0, "the overlay background is not transparent"
     assert image[:, :, 3].max() == 255, "nothing was drawn"

@@ -83,7 +83,12 @@ def test_mailbox_drops_the_oldest_frame_when_full() -> None:
 
 def test_lossless_mailbox_blocks_instead_of_dropping() -> None:
     mailbox = FrameMailbox(capacity=2, lossless=True)
-    producer = threading.Thread(target=lambda: [mailbox.put(_captured(i)) for i in range(6)])
+
+    def produce() -> None:
+        for i in range(6):
+            mailbox.put(_captured(i))
+
+    producer = threading.Thread(target=produce)
     producer.start()
     got: list[int] = []
     while len(got) < 6:

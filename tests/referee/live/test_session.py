@@ -23,7 +23,7 @@ PLAYERS = {"A": "Alice", "B": "Bob"}
 
 
 def _facts(**changes: Any) -> dict[str, Any]:
-    base = {
+    base: dict[str, Any] = {
         "first_object_ball_contacted": None,
         "cushion_after_first_contact": [],
         "pocketed": [],
