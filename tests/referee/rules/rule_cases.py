@@ -142,7 +142,7 @@ OPTION_B = {
     "option": {"holder": "B", "choices": ["shoot", "hand_back"]},
     "turn_ends": True,
 }
-A_WINS = {
+A_WINS: dict[str, Any] = {
     "rack_winner": "A",
     "next_shooter": None,
     "cue_ball_next": None,

@@ -15,6 +15,7 @@ from tests.referee.rules.runner import mismatches
 
 ROOT = Path(__file__).resolve().parents[3]
 PUBLIC = ROOT / "tests" / "data" / "scenarios-public.json"
+AUDIT = ROOT / "tests" / "data" / "scenarios-audit.json"
 
 
 def _tenball(*args: str) -> subprocess.CompletedProcess[str]:
@@ -55,6 +56,13 @@ def test_public_file_follows_the_contract() -> None:
     done = _tenball(str(PUBLIC))
     assert done.returncode == 0, done.stderr
     _check_contract(PUBLIC, scenarios)
+
+
+def test_audit_file_follows_the_contract() -> None:
+    """The independent audit scenarios, as the command prints them (every expected key)."""
+    done = _tenball(str(AUDIT))
+    assert done.returncode == 0, done.stderr
+    _check_contract(AUDIT, json.loads(AUDIT.read_text(encoding="utf-8"))["scenarios"])
 
 
 def test_rule_cases_run_through_the_command(tmp_path: Path) -> None:
