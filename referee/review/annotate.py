@@ -1,12 +1,12 @@
 """`--annotate`: the video with balls labelled, their recent trails, and calls as captions.
 
-Written with OpenCV's mp4v encoder to a temporary name and renamed when complete, so a
-crash never leaves a half-written annotated.mp4 under its final name.
+Encoded as H.264 (plays in browsers and on phones) through the synthetic footage's writer
+(imageio-ffmpeg's ffmpeg when installed, else OpenCV's mp4v), to a temporary name renamed
+when complete, so a crash never leaves a half-written annotated.mp4 under its final name.
 """
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from pathlib import Path
 
@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from tracking.types import BALL_NAMES, TrackSet, TrackStatus
 from vision.palette import STANDARD_RGB
+from vision.synthetic.video import VideoWriter
 from vision.types import Frame
 
 _FONT = cv2.FONT_HERSHEY_SIMPLEX
@@ -41,11 +42,7 @@ class AnnotatedVideo:
         caption_s: float = 4.0,
     ) -> None:
         self.path = Path(path)
-        self._partial = self.path.with_name(self.path.stem + ".partial" + self.path.suffix)
-        fourcc = cv2.VideoWriter.fourcc(*"mp4v")
-        self._writer = cv2.VideoWriter(str(self._partial), fourcc, fps, size)
-        if not self._writer.isOpened():
-            raise OSError(f"cannot write video {self._partial}")
+        self._writer = VideoWriter(self.path, fps, size)
         self._trails: dict[int, deque[tuple[int, int]]] = {}
         self._trail_frames = trail_frames
         self._caption_frames = max(1, round(caption_s * fps))
@@ -123,6 +120,4 @@ class AnnotatedVideo:
 
     def close(self) -> None:
         """Finish the file and give it its final name (also for a video that ended early)."""
-        self._writer.release()
-        if self._partial.exists():
-            os.replace(self._partial, self.path)
+        self._writer.close(keep=True)
