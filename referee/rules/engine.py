@@ -18,7 +18,7 @@ from referee.rules.declarations import (
 from referee.rules.errors import RulesInputError
 from referee.rules.outcome import Outcome, break_outcome, play_outcome, push_out_outcome
 from referee.rules.predicates import ShotContext, find_fouls
-from referee.rules.shot import Shot, ShotFacts
+from referee.rules.shot import RefereeFoul, Shot, ShotFacts
 from referee.rules.state import (
     GAME_BALL,
     OPTION_CHOICES,
@@ -55,10 +55,19 @@ def _validate_shot(shot: Shot, state: GameState) -> None:
             raise RulesInputError(where, f"the {gone[0]} was not on the table")
 
 
+def _default_player(shot: Shot, at_table: Player) -> Player:
+    """Who played when the step does not say: the player at the table, or the other one when
+    the referee entered `played_out_of_turn` (I-30: the player at the table never plays out
+    of his own turn, so the stroke was his opponent's)."""
+    if RefereeFoul.PLAYED_OUT_OF_TURN in shot.referee_fouls:
+        return at_table.other()
+    return at_table
+
+
 def _resolve_player(shot: Shot, state: GameState) -> tuple[Player, GameState, list[Reason]]:
     """Who played, and the state he played in (an open option is closed by playing)."""
     assert state.turn is not None
-    player = shot.player or state.turn
+    player = shot.player or _default_player(shot, state.turn)
     option = state.pending_option
     if option is None:
         return player, state, []

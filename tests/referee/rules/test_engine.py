@@ -239,3 +239,30 @@ def test_wpa_gives_the_option_on_any_wrongful_pocket() -> None:
     )
     assert decide(shot, MID_RACK, WPA)[0].option is not None
     assert decide(shot, MID_RACK)[0].option is None
+
+
+@pytest.mark.parametrize(
+    ("start", "offender"),
+    [(state(turn="A"), Player.B), (state(turn="B", cue_ball="in_hand_anywhere"), Player.A)],
+    ids=["A-to-play", "B-in-hand"],
+)
+def test_out_of_turn_without_a_player_charges_the_other_player(
+    start: dict[str, Any], offender: Player
+) -> None:
+    """I-30: `played_out_of_turn` with no `player` key: the one who played is not the one
+    whose turn it was, so he is charged and the player at the table gets ball in hand."""
+    shot = Shot.from_json({"shot": facts(3, cushions=[3]), "referee_fouls": ["played_out_of_turn"]})
+    call, new = decide(shot, GameState.from_json(start))
+    assert call.fouls == (FoulCode.F12,) and call.shooter is offender
+    assert new.consecutive_fouls[offender] == 1 and new.consecutive_fouls[offender.other()] == 0
+    assert call.next_shooter is offender.other() and new.cue_ball is CueBall.IN_HAND_ANYWHERE
+
+
+def test_out_of_turn_during_an_option_charges_the_player_who_did_not_hold_it() -> None:
+    """I-30 while B holds the option after A's push-out: A plays again: A is charged."""
+    pending = {"holder": "B", "choices": ["shoot", "hand_back"], "previous_shooter": "A"}
+    start = GameState.from_json(state(turn="B", pending_option=pending))
+    shot = Shot.from_json({"shot": facts(3, cushions=[3]), "referee_fouls": ["played_out_of_turn"]})
+    call, new = decide(shot, start)
+    assert call.shooter is Player.A and call.next_shooter is Player.B
+    assert new.consecutive_fouls[Player.A] == 1 and new.pending_option is None
