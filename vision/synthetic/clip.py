@@ -30,7 +30,7 @@ from calibration.camera import BALL_CENTRE_HEIGHT_MM
 from calibration.io import Calibration
 from calibration.table import TableSpec
 from vision.synthetic.cameras import preset_camera
-from vision.synthetic.plan import RackPlan, plan_rack
+from vision.synthetic.plan import RackPlan, check_kinds, plan_rack
 from vision.synthetic.render import Renderer
 from vision.synthetic.scene import FrameScene, Scene
 from vision.synthetic.table_image import Lighting
@@ -82,14 +82,35 @@ class ClipResult:
     shots: list[dict[str, Any]] = field(default_factory=list)
 
 
+LAYOUT_ATTEMPTS = 40
+"""Racks tried (seeded from the clip seed) until every listed shot is found from the layout
+it meets; a rare kind (a combination on the 10) may need several racks."""
+
+
 def build_scene(config: ClipConfig) -> Scene:
-    """Plan and sample a clip without rendering it (truth only, fast)."""
-    rng = np.random.default_rng(config.seed)
+    """Plan and sample a clip without rendering it (truth only, fast).
+
+    Raises:
+        ValueError: an unknown shot kind, or no rack in `LAYOUT_ATTEMPTS` gave every shot.
+    """
     table = TableSpec.from_name(config.table)
-    plan = plan_rack(table, list(config.shots), config.fps, rng)
-    timeline = build_timeline(plan, rng)
+    check_kinds(list(config.shots))
     camera = preset_camera(config.camera, table, config.size)
-    return Scene(plan, timeline, camera, config.nuisances)
+    reasons: list[str] = []
+    for attempt in range(LAYOUT_ATTEMPTS):
+        rng = np.random.default_rng([config.seed, attempt])
+        try:
+            plan = plan_rack(table, list(config.shots), config.fps, rng)
+        except ValueError as error:
+            reasons.append(str(error))
+            continue
+        timeline = build_timeline(plan, rng)
+        return Scene(plan, timeline, camera, config.nuisances, attempt)
+    common = max(set(reasons), key=reasons.count)
+    raise ValueError(
+        f"no rack out of {LAYOUT_ATTEMPTS} gave the shots {','.join(config.shots)} "
+        f"(most often: {common}); try another seed or order"
+    )
 
 
 def make_renderer(config: ClipConfig, scene: Scene) -> Renderer:
@@ -176,4 +197,5 @@ def write_truth(scene: Scene, config: ClipConfig, out_dir: Path, rows: list[Trac
     calibration.save(out_dir / "calibration.json")
     settings = asdict(config)
     settings["frames"] = scene.timeline.frame_count
+    settings["layout_attempt"] = scene.attempt
     write_atomic(out_dir / "synth.json", json.dumps(settings, indent=2) + "\n")

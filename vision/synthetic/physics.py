@@ -242,3 +242,30 @@ def _states(system: Any, times_s: FloatArray) -> BallStates:
         angular[:, index] = rvw[:, 2] @ POOLTOOL_TO_TABLE.T
         pocketed[:, index] = motion == POCKETED
     return BallStates(times_s, xy, velocity, angular, pocketed, present)
+
+
+def system_at(sim: SimulatedShot, time_s: float) -> tuple[Any, dict[int, tuple[float, float]]]:
+    """A fresh System holding the exact states of `sim` at shot-local `time_s`.
+
+    Balls keep their velocities and spins, so a stroke played on it is a strike while balls
+    are still moving. Pocketed balls are left out.
+
+    Returns:
+        The System (empty history) and the centres of its balls, table mm.
+    """
+    import pooltool as pt
+    from pooltool.objects.ball.datatypes import BallState
+
+    balls = {}
+    positions: dict[int, tuple[float, float]] = {}
+    for name, ball in sim.system.balls.items():
+        state = pt.interpolate_ball_states(ball, [time_s], extrapolate=True)[0]
+        if int(state.s) == POCKETED:
+            continue
+        fresh = pt.Ball.create(name, xy=tuple(state.rvw[0][:2]), R=ball.params.R)
+        fresh.state = BallState(rvw=state.rvw.copy(), s=int(state.s), t=0.0)
+        balls[name] = fresh
+        x_mm, y_mm = to_table_mm(state.rvw[0][:2])[0]
+        positions[ball_id(name)] = (float(x_mm), float(y_mm))
+    system = pt.System(cue=pt.Cue(cue_ball_id="cue"), table=sim.system.table, balls=balls)
+    return system, positions

@@ -9,6 +9,7 @@ are applied on top of the simulated motion by `vision.synthetic.scripts`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,9 +17,10 @@ import numpy as np
 
 from calibration.table import TableSpec
 from vision.synthetic.facts import shot_facts, simple_foul
-from vision.synthetic.physics import ShotParams, SimulatedShot, pooltool_table
-from vision.synthetic.scripts import SCRIPTED, Script, apply_script
-from vision.synthetic.shots import KINDS, find_shot
+from vision.synthetic.fouls import SCRIPTED, Placement
+from vision.synthetic.physics import ShotParams, SimulatedShot, pooltool_table, system_at
+from vision.synthetic.scripts import Script
+from vision.synthetic.shots import KINDS, FoundShot, SearchOptions, find_shot, open_options
 from vision.synthetic.truth import TruthEvent
 from vision.types import CUE
 
@@ -30,6 +32,9 @@ GAP_S = 1.2
 """Time between the balls coming to rest and the next strike."""
 TAIL_S = 1.0
 """Time after the last shot ends before the clip ends."""
+MOVING = "moving-strike"
+PLACEMENT_TRIES = 200
+"""Spots tried for the cue ball in hand before settling for any free spot."""
 
 
 @dataclass(slots=True)
@@ -95,6 +100,132 @@ def opening_rack(table: TableSpec, rng: np.random.Generator) -> Positions:
     return positions
 
 
+MOVING_MIN_SPEED_MM_S = 60.0
+"""A ball this fast or faster counts as moving at a strike."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShotRequest:
+    """What to plan next: the kind, from where, when and by whom.
+
+    Attributes:
+        system: a pooltool System to strike instead of balls at rest (moving-strike).
+        in_hand: the shooter has the cue ball in hand (after a foul) and may place it.
+        before_moving: the next shot strikes while this one's balls still roll.
+    """
+
+    number: int
+    kind: str
+    positions: Positions
+    strike_s: float
+    shooter: str
+    system: Any = None
+    in_hand: bool = False
+    before_moving: bool = False
+
+
+def _assemble(request: ShotRequest, positions: Positions, found: FoundShot) -> PlannedShot:
+    strike_s = request.strike_s
+    events = [e.shifted(strike_s) for e in found.sim.events]
+    end_s = strike_s + found.sim.duration_s
+    events.append(TruthEvent(end_s, "shot_end"))
+    shot = PlannedShot(
+        request.number,
+        request.kind,
+        strike_s,
+        end_s,
+        found.sim,
+        found.params,
+        dict(positions),
+        events,
+        found.facts,
+        request.shooter,
+    )
+    if found.call is not None:
+        ball, pocket = found.call
+        shot.declarations.append(
+            {"shot": request.number, "type": "call", "ball": ball, "pocket": pocket}
+        )
+    if request.kind == "safety":
+        shot.declarations.append({"shot": request.number, "type": "safety"})
+    return shot
+
+
+@dataclass(slots=True)
+class _Planner:
+    table: TableSpec
+    fps: float
+    rng: np.random.Generator
+    physics_table: Any
+
+    def plan(self, request: ShotRequest) -> PlannedShot:
+        """Search the stroke of `request.kind` and assemble the planned shot."""
+        script = SCRIPTED.get(request.kind)
+        positions = request.positions
+        placed: tuple[tuple[float, float], tuple[float, float]] | None = None
+        base = script.base_kind if script is not None else request.kind
+        base = "any" if base == MOVING else base
+        if request.in_hand:
+            placed = (positions[CUE], self.place_cue(base, positions))
+            positions = {**positions, CUE: placed[1]}
+        context: Any = None
+        if script is not None and script.prepare is not None:
+            positions, context = script.prepare(positions, self.table, self.rng)
+        options = SearchOptions(self.physics_table, request.system, self._accept(request))
+        found = find_shot(base, positions, self.table, self.rng, options)
+        shot = _assemble(request, positions, found)
+        if script is not None:
+            shot.scripts.append(script.build(shot, self.table, context))
+        if placed is not None:
+            start = request.strike_s - GAP_S / 2
+            shot.scripts.append(Placement(placed[0], placed[1], start, request.strike_s))
+        return shot
+
+    def _accept(self, request: ShotRequest) -> Callable[[SimulatedShot], bool] | None:
+        script = SCRIPTED.get(request.kind)
+        checks = [] if script is None or script.accept is None else [script.accept]
+        if request.before_moving:
+            checks.append(lambda sim, _: _moving_moment(sim) is not None)
+        if not checks:
+            return None
+        return lambda sim: all(check(sim, self.table) for check in checks)
+
+    def place_cue(self, kind: str, positions: Positions) -> tuple[float, float]:
+        """Ball in hand: a free spot from which `kind` has an open line (else any free spot)."""
+        others = {b: p for b, p in positions.items() if b != CUE}
+        spot = _ball_in_hand(others, self.table, self.rng)
+        for _ in range(PLACEMENT_TRIES):
+            if open_options(kind, {**others, CUE: spot}, self.table):
+                return spot
+            spot = _ball_in_hand(others, self.table, self.rng)
+        return spot
+
+    def facts(self, shot: PlannedShot, moving: tuple[int, ...]) -> dict[str, Any]:
+        facts = shot_facts(
+            [e for e in shot.events if e.kind not in ("shot_end", "ball_disturbed")],
+            self.fps,
+            shot.number == 1 and shot.kind == "break",
+            moving_at_strike=moving,
+            disturbed=[b for s in shot.scripts for b in s.disturbed()],
+        )
+        late = [getattr(s, "ball", 10) for s in shot.scripts if getattr(s, "late_drop_s", None)]
+        if late:
+            facts["late_drops"] = late
+        return facts
+
+
+def check_kinds(shot_kinds: list[str]) -> None:
+    """Raise ValueError naming any unknown kind (or a moving-strike with no shot before)."""
+    known = {*KINDS, *SCRIPTED, MOVING}
+    unknown = [k for k in shot_kinds if k not in known]
+    if unknown:
+        raise ValueError(f"unknown shot kind(s) {unknown}; known kinds: {', '.join(sorted(known))}")
+    if not shot_kinds:
+        raise ValueError("no shots given")
+    if shot_kinds[0] == MOVING:
+        raise ValueError("moving-strike needs a shot before it")
+
+
 def plan_rack(
     table: TableSpec, shot_kinds: list[str], fps: float, rng: np.random.Generator
 ) -> RackPlan:
@@ -103,28 +234,35 @@ def plan_rack(
     Args:
         table: the table (its size sets pooltool's table).
         shot_kinds: kind names; the first is usually "break". Scripted kinds modify the
-            shot they name (see `scripts.SCRIPTED`).
+            shot they name (see `fouls.SCRIPTED`); "moving-strike" strikes the cue ball while
+            balls of the previous shot still roll.
         fps: frame rate (facts carry frames).
         rng: the only source of randomness.
 
     Raises:
         ValueError: an unknown kind, or a kind not found from the layout it met.
     """
-    unknown = [k for k in shot_kinds if k not in KINDS and k not in SCRIPTED]
-    if unknown:
-        known = ", ".join(sorted([*KINDS, *SCRIPTED]))
-        raise ValueError(f"unknown shot kind(s) {unknown}; known kinds: {known}")
-    physics_table = pooltool_table(table)
+    check_kinds(shot_kinds)
+    planner = _Planner(table, fps, rng, pooltool_table(table))
     rack = opening_rack(table, rng)
-    positions, time_s, shooter = dict(rack), LEAD_S, "A"
+    positions, time_s, shooter, in_hand = dict(rack), LEAD_S, "A", False
     shots: list[PlannedShot] = []
     for number, kind in enumerate(shot_kinds, start=1):
-        shot = _plan_one(number, kind, positions, time_s, shooter, table, physics_table, rng, fps)
+        moving: tuple[int, ...] = ()
+        if kind == MOVING:
+            shot, moving = _strike_while_moving(planner, shots[-1], number, shooter)
+        else:
+            ahead = number < len(shot_kinds) and shot_kinds[number] == MOVING
+            shot = planner.plan(
+                ShotRequest(number, kind, positions, time_s, shooter, None, in_hand, ahead)
+            )
         shots.append(shot)
         positions = _after(shot)
         time_s = shot.end_s + GAP_S
         lowest = min([b for b in shot.start if b != CUE], default=10)
-        if simple_foul(shot.facts, lowest) or not shot.facts["pocketed"]:
+        shot.facts = planner.facts(shot, moving)
+        in_hand = simple_foul(shot.facts, lowest)
+        if in_hand or not shot.facts["pocketed"]:
             shooter = "B" if shooter == "A" else "A"
         if CUE not in positions:
             positions[CUE] = _ball_in_hand(positions, table, rng)
@@ -132,49 +270,46 @@ def plan_rack(
     return RackPlan(table, fps, rack, tuple(shots), duration)
 
 
-def _plan_one(  # noqa: PLR0913 - the planner's state travels together
-    number: int,
-    kind: str,
-    positions: Positions,
-    strike_s: float,
-    shooter: str,
-    table: TableSpec,
-    physics_table: Any,
-    rng: np.random.Generator,
-    fps: float,
-) -> PlannedShot:
-    base = SCRIPTED[kind].base_kind if kind in SCRIPTED else kind
-    found = find_shot(base, positions, table, rng, physics_table)
-    events = [e.shifted(strike_s) for e in found.sim.events]
-    end_s = strike_s + found.sim.duration_s
-    events.append(TruthEvent(end_s, "shot_end"))
-    shot = PlannedShot(
-        number,
-        kind,
-        strike_s,
-        end_s,
-        found.sim,
-        found.params,
-        dict(positions),
-        events,
-        found.facts,
-        shooter,
-    )
-    if found.call is not None:
-        ball, pocket = found.call
-        shot.declarations.append({"shot": number, "type": "call", "ball": ball, "pocket": pocket})
-    if kind == "safety":
-        shot.declarations.append({"shot": number, "type": "safety"})
-    if kind in SCRIPTED:
-        apply_script(shot, SCRIPTED[kind], table, rng)
-    shot.facts = shot_facts(
-        [e for e in shot.events if e.kind != "shot_end"],
-        fps,
-        number == 1 and kind == "break",
-        moving_at_strike=(),
-        disturbed=[b for s in shot.scripts for b in s.disturbed()],
-    )
-    return shot
+def _strike_while_moving(
+    planner: _Planner, previous: PlannedShot, number: int, shooter: str
+) -> tuple[PlannedShot, tuple[int, ...]]:
+    """Cut `previous` short: strike the cue ball at rest while other balls still roll."""
+    if previous.scripts:
+        raise ValueError("moving-strike cannot follow a scripted shot")
+    moment = _moving_moment(previous.sim)
+    if moment is None:
+        raise ValueError(
+            f"moving-strike: no moment in shot {previous.number} with the cue ball at rest and "
+            "another ball rolling; try another seed or another shot before it"
+        )
+    cut, rolling = moment
+    system, positions = system_at(previous.sim, cut)
+    strike_s = previous.strike_s + cut
+    previous.events[:] = [
+        e for e in previous.events if e.time_s < strike_s and e.kind != "shot_end"
+    ]
+    previous.end_s = strike_s
+    previous.facts = planner.facts(previous, ())
+    shot = planner.plan(ShotRequest(number, MOVING, positions, strike_s, shooter, system))
+    return shot, rolling
+
+
+def _moving_moment(sim: SimulatedShot) -> tuple[float, tuple[int, ...]] | None:
+    """First time (shot-local) after 0.8 s with the cue ball at rest on the table and an object
+    ball still rolling fast enough to roll on, and the balls rolling then."""
+    times = np.arange(0.8, sim.duration_s, 0.01)
+    if times.size == 0:
+        return None
+    states = sim.states(times)
+    speed = np.linalg.norm(states.velocity_mm_s, axis=2)
+    on = states.present[None, :] & ~states.pocketed
+    cue_still = (speed[:, CUE] < 1.0) & on[:, CUE]
+    rolling = (speed[:, 1:] >= 3 * MOVING_MIN_SPEED_MM_S) & on[:, 1:]
+    candidates = np.flatnonzero(cue_still & rolling.any(axis=1))
+    if candidates.size == 0:
+        return None
+    first = int(candidates[0])
+    return float(times[first]), tuple(int(b) + 1 for b in np.flatnonzero(rolling[first]))
 
 
 def _after(shot: PlannedShot) -> Positions:

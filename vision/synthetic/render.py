@@ -145,8 +145,9 @@ class Renderer:
         order: list[int] = []
         if len(poses):
             order = [int(i) for i in np.argsort(-self.camera.depth_mm(poses.centre_mm[:, 0, :2]))]
-        for index in order:
-            self._draw_shadow(image, poses.centre_mm[index])
+        if self.lighting.shadow_strength > 0:
+            for index in order:
+                self._draw_shadow(image, poses.centre_mm[index])
         for index in order:
             self._draw_ball(image, poses, int(index))
         for overlay in overlays:
@@ -194,7 +195,8 @@ class Renderer:
         (u0, u1), (v0, v1) = box
         gu, gv = np.meshgrid(np.arange(u0, u1), np.arange(v0, v1))
         distance2 = ((gu - uv[0]) ** 2 + (gv - uv[1]) ** 2) / (radius * radius)
-        gain = (1.0 - 0.55 * np.exp(-1.6 * distance2**2)).astype(np.float32)[..., None]
+        strength = self.lighting.shadow_strength
+        gain = (1.0 - strength * np.exp(-1.6 * distance2**2)).astype(np.float32)[..., None]
         return box, gain, np.zeros(0, np.float32)
 
     def _draw_ball(self, image: NDArray[np.uint8], poses: BallPoses, index: int) -> None:

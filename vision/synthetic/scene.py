@@ -47,6 +47,8 @@ class Scene:
     timeline: Timeline
     camera: CameraModel
     nuisances: tuple[str, ...]
+    attempt: int = 0
+    """Which seeded rack (0 = the first) gave every shot."""
 
     def overlays(self, time_s: float) -> tuple[Overlay, ...]:
         radius = self.plan.table.ball_radius_mm

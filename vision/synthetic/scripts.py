@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -17,6 +17,7 @@ from calibration.table import TableSpec
 from vision.synthetic.render import Overlay
 
 if TYPE_CHECKING:
+    from vision.synthetic.physics import SimulatedShot
     from vision.synthetic.plan import PlannedShot
 
 Positions = dict[int, tuple[float, float]]
@@ -55,8 +56,9 @@ class Script(Protocol):
     def final_positions(self, positions: Positions) -> Positions:
         """Positions at rest after the shot, given those the physics left."""
 
-    def modify(self, motion: Motion) -> None:
-        """Overwrite the sampled motion of the balls concerned."""
+    def modify(self, motion: Motion, until_s: float) -> None:
+        """Overwrite the sampled motion of the balls concerned before clip time `until_s`
+        (the next strike)."""
 
     def overlays(self, time_s: float) -> list[Overlay]:
         """Hands or bodies this script draws over the table at clip time `time_s`."""
@@ -64,17 +66,19 @@ class Script(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ScriptKind:
-    """A scripted shot kind: the simulated kind it starts from and how it is changed."""
+    """A scripted shot kind: the simulated kind it starts from and how it is changed.
+
+    Attributes:
+        base_kind: the simulated kind searched for (`shots.KINDS`).
+        build: makes the script once the shot is planned: (shot, table, context) -> Script.
+        prepare: changes the positions before the stroke is searched (a nudged ball):
+            (positions, table, rng) -> (positions, context).
+        accept: an extra test of candidate simulations: (sim, table) -> bool.
+    """
 
     base_kind: str
-    build: Callable[[PlannedShot, TableSpec, np.random.Generator], Script]
-
-
-SCRIPTED: dict[str, ScriptKind] = {}
-
-
-def apply_script(
-    shot: PlannedShot, kind: ScriptKind, table: TableSpec, rng: np.random.Generator
-) -> None:
-    """Build the script of `kind` for `shot`, which rewrites the shot's events."""
-    shot.scripts.append(kind.build(shot, table, rng))
+    build: Callable[[PlannedShot, TableSpec, Any], Script]
+    prepare: Callable[[Positions, TableSpec, np.random.Generator], tuple[Positions, Any]] | None = (
+        None
+    )
+    accept: Callable[[SimulatedShot, TableSpec], bool] | None = None

@@ -23,7 +23,7 @@ from vision.types import CUE
 Positions = dict[int, tuple[float, float]]
 Predicate = Callable[[dict[str, Any], int], bool]
 
-MAX_TRIES = 600
+MAX_TRIES = 250
 """Strokes tried per shot before giving up; raising it finds rarer shots, slower."""
 AIM_JITTER_RAD = 0.003
 """Spread of the aim around the ghost-ball line (throw and cut errors); raising it explores
@@ -41,6 +41,7 @@ class ShotKind:
         predicate: facts, lowest ball -> whether the simulated shot is of this kind.
         call: declare the target ball and pocket (a shot that tries to pot).
         combination: aim the target so that it drives the 10 toward the pocket.
+        rail_goal: drive the target at a point of a cushion, away from the pockets.
         top_spin: (low, high) follow (+) or draw (-) range.
     """
 
@@ -51,6 +52,7 @@ class ShotKind:
     call: bool = False
     combination: bool = False
     top_spin: tuple[float, float] = (-0.3, 0.3)
+    rail_goal: bool = False
 
 
 def _pocketed_balls(facts: dict[str, Any]) -> list[int]:
@@ -142,6 +144,7 @@ KINDS: dict[str, ShotKind] = {
         ShotKind("combo-10", "lowest", (1.5, 5.0), _combo_ten, call=True, combination=True),
         ShotKind("safety", "lowest", (0.4, 1.6), _safety),
         ShotKind("any", "lowest", (1.0, 4.0), _any_contact),
+        ShotKind("rail-drive", "lowest", (3.0, 7.0), _any_contact, rail_goal=True),
     )
 }
 
@@ -175,33 +178,101 @@ def ghost_direction(
     return out
 
 
-def _choose_target(
-    kind: ShotKind, positions: Positions, lowest: int, rng: np.random.Generator
-) -> int:
+def _targets(kind: ShotKind, positions: Positions, lowest: int) -> list[int]:
     if kind.target == "one":
-        return 1 if 1 in positions else lowest
+        return [1 if 1 in positions else lowest]
     if kind.target == "other":
-        others = [b for b in positions if b not in (CUE, lowest, 10)]
-        return int(rng.choice(others)) if others else lowest
-    return lowest
+        return [b for b in positions if b not in (CUE, lowest, 10)] or [lowest]
+    return [lowest]
+
+
+def _clear(
+    start: np.ndarray, end: np.ndarray, positions: Positions, skip: set[int], gap_mm: float
+) -> bool:
+    """No ball (other than `skip`) lies within `gap_mm` of the segment start-end."""
+    leg = end - start
+    length2 = max(float(leg @ leg), 1e-9)
+    for ball, xy in positions.items():
+        if ball in skip:
+            continue
+        point = np.array(xy)
+        t = float(np.clip((point - start) @ leg / length2, 0.0, 1.0))
+        if np.linalg.norm(start + t * leg - point) < gap_mm:
+            return False
+    return True
+
+
+def _route(
+    kind: ShotKind, positions: Positions, target: int, goal: np.ndarray, table: TableSpec
+) -> np.ndarray | None:
+    """Aim direction for target -> goal (via the 10 for combinations) if the paths are open."""
+    diameter = table.ball_diameter_mm
+    legs: list[tuple[int, np.ndarray]] = [(target, goal)]
+    if kind.combination:
+        if 10 not in positions or target == 10:
+            return None
+        ten = np.array(positions[10])
+        legs = [(target, ten - diameter * (goal - ten) / np.linalg.norm(goal - ten)), (10, goal)]
+    aim_at = legs[0][1]
+    for ball, end in legs:
+        start = np.array(positions[ball])
+        if not _clear(
+            start, end, positions, {ball, CUE, 10 if kind.combination else ball}, diameter
+        ):
+            return None
+    cue, ball_xy = np.array(positions[CUE]), np.array(positions[target])
+    direction = ghost_direction(cue, ball_xy, aim_at, diameter)
+    travel = aim_at - ball_xy
+    cosine = float(direction @ travel) / max(
+        float(np.linalg.norm(direction) * np.linalg.norm(travel)), 1e-9
+    )
+    ghost = cue + direction
+    if cosine < math.cos(math.radians(70.0)) or not _clear(
+        cue, ghost, positions, {CUE, target}, diameter
+    ):
+        return None
+    return direction
+
+
+def _options(
+    kind: ShotKind, positions: Positions, lowest: int, table: TableSpec
+) -> list[tuple[int, Pocket, np.ndarray]]:
+    """Open (target, pocket, aim direction) choices for a kind from a layout."""
+    out: list[tuple[int, Pocket, np.ndarray]] = []
+    for target in _targets(kind, positions, lowest):
+        for pocket in Pocket:
+            if kind.target == "one" or kind.rail_goal:
+                direction = np.array(positions[target]) - np.array(positions[CUE])
+            else:
+                direction = _route(
+                    kind, positions, target, np.array(aim_point(table, pocket)), table
+                )
+            if direction is not None:
+                out.append((target, pocket, direction))
+    return out
+
+
+def open_options(kind_name: str, positions: Positions, table: TableSpec) -> bool:
+    """Whether a kind has at least one open line from a layout."""
+    lowest = min(b for b in positions if b != CUE)
+    return bool(_options(KINDS[kind_name], positions, lowest, table))
 
 
 def _candidate(
-    kind: ShotKind, positions: Positions, lowest: int, table: TableSpec, rng: np.random.Generator
+    kind: ShotKind,
+    options: list[tuple[int, Pocket, np.ndarray]],
+    positions: Positions,
+    table: TableSpec,
+    rng: np.random.Generator,
 ) -> tuple[ShotParams, tuple[int, str]]:
-    target = _choose_target(kind, positions, lowest, rng)
-    pocket = Pocket(rng.choice([p.value for p in Pocket]))
-    cue = np.array(positions[CUE])
-    ball = np.array(positions[target])
-    goal = np.array(aim_point(table, pocket))
-    if kind.combination and 10 in positions:
-        ten = np.array(positions[10])
-        goal = ten - table.ball_diameter_mm * (goal - ten) / np.linalg.norm(goal - ten)
-    if kind.target == "one":
-        direction = ball - cue
-    else:
-        direction = ghost_direction(cue, ball, goal, table.ball_diameter_mm)
-    angle = math.atan2(direction[1], direction[0]) + rng.normal(0.0, AIM_JITTER_RAD)
+    target, pocket, direction = options[int(rng.integers(len(options)))]
+    if kind.rail_goal:
+        goal = _rail_point(table, rng)
+        direction = ghost_direction(
+            np.array(positions[CUE]), np.array(positions[target]), goal, table.ball_diameter_mm
+        )
+    jitter = AIM_JITTER_RAD * (4.0 if kind.target == "one" else 1.0)
+    angle = math.atan2(direction[1], direction[0]) + rng.normal(0.0, jitter)
     params = ShotParams(
         speed_m_s=float(rng.uniform(*kind.speed_m_s)),
         direction_mm=(math.cos(angle), math.sin(angle)),
@@ -211,14 +282,48 @@ def _candidate(
     return params, (target, pocket.value)
 
 
+@dataclass(frozen=True, slots=True)
+class SearchOptions:
+    """Where and how to search.
+
+    Attributes:
+        pooltool_table: the pooltool table of the clip.
+        system: a pooltool System to strike (balls may be moving); by default one is built
+            with the balls at rest at the given positions.
+        accept: an extra test of the simulated shot (scripted kinds need e.g. a hard cushion
+            hit they can turn into a jump).
+    """
+
+    pooltool_table: Any
+    system: Any = None
+    accept: Callable[[SimulatedShot], bool] | None = None
+
+
+def _rail_point(table: TableSpec, rng: np.random.Generator) -> np.ndarray:
+    """A random point on a cushion line at least 200 mm from every pocket."""
+    length, width = table.length_mm, table.width_mm
+    while True:
+        side = int(rng.integers(4))
+        along = float(rng.uniform(0.0, 1.0))
+        point = [
+            (along * length, 0.0),
+            (along * length, width),
+            (0.0, along * width),
+            (length, along * width),
+        ][side]
+        gaps = np.linalg.norm(table.pockets_xy_mm() - np.array(point), axis=1)
+        if gaps.min() >= 200.0:
+            return np.array(point)
+
+
 def find_shot(
     kind_name: str,
     positions: Positions,
     table: TableSpec,
     rng: np.random.Generator,
-    pooltool_table: Any,
+    options: SearchOptions,
 ) -> FoundShot:
-    """Search for a stroke of kind `kind_name` from balls at rest at `positions`.
+    """Search for a stroke of kind `kind_name` from the balls at `positions`.
 
     Raises:
         ValueError: the kind is unknown, or no stroke of that kind was found (the message
@@ -228,12 +333,21 @@ def find_shot(
         raise ValueError(f"unknown shot kind {kind_name!r}; expected one of {sorted(KINDS)}")
     kind = KINDS[kind_name]
     lowest = min(b for b in positions if b != CUE)
-    system = build_system(pooltool_table, positions, table.ball_radius_mm)
+    system = options.system
+    if system is None:
+        system = build_system(options.pooltool_table, positions, table.ball_radius_mm)
+    choices = _options(kind, positions, lowest, table)
+    if not choices:
+        raise ValueError(
+            f"no open line for a {kind_name!r} shot from this layout; try another seed"
+        )
     for _ in range(MAX_TRIES):
-        params, (target, pocket) = _candidate(kind, positions, lowest, table, rng)
+        params, (target, pocket) = _candidate(kind, choices, positions, table, rng)
         sim = simulate_shot(system, params, table)
         facts = shot_facts(sim.events, 1000.0, kind.name == "break")
         if not kind.predicate(facts, lowest):
+            continue
+        if options.accept is not None and not options.accept(sim):
             continue
         call = None
         if kind.call:

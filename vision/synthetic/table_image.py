@@ -50,6 +50,7 @@ class Lighting:
             lowering it makes the corners darker.
         light_dir: (x, y, height) direction from a surface toward the lamp (table frame).
         noise_sigma: sensor noise standard deviation, grey levels.
+        shadow_strength: how much a ball's shadow darkens the cloth under it, 0..1.
     """
 
     brightness: float = 1.0
@@ -57,6 +58,7 @@ class Lighting:
     falloff_mm: float = 2200.0
     light_dir: tuple[float, float, float] = (0.15, 0.1, 1.0)
     noise_sigma: float = 2.0
+    shadow_strength: float = 0.55
 
 
 def pocket_holes_mm(table: TableSpec) -> list[tuple[tuple[float, float], float]]:

@@ -60,9 +60,10 @@ def build_timeline(plan: RackPlan, rng: np.random.Generator) -> Timeline:
     frame_count = math.floor(plan.duration_s * plan.fps) + 1
     times = np.arange(frame_count * SUBSTEPS + 2) / (SUBSTEPS * plan.fps)
     motion = _physics_motion(plan, times)
-    for shot in plan.shots:
+    for index, shot in enumerate(plan.shots):
+        until = plan.shots[index + 1].strike_s if index + 1 < len(plan.shots) else math.inf
         for script in shot.scripts:
-            script.modify(motion)
+            script.modify(motion, until)
     removed_s = np.full(NUM_CLASSES, np.inf)
     kinds = [""] * NUM_CLASSES
     for event in plan.events():
