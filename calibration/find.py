@@ -62,11 +62,14 @@ CLOTH_CHROMA = 12.0
 """Below this Lab chroma a cloth counts as grey, and the cushion top outside a nose must then
 be within this chroma distance of it."""
 
+MIN_CUSHION_LIGHTNESS = 0.45
+"""Least lightness, as a share of the cloth's, of a cushion top outside a nose."""
+
 MAX_HUE_TURN_DEG = 25.0
 """Largest hue difference between the cloth and the cushion top outside a nose; raising it
 lets a rail of a similar colour pass for a cushion."""
 
-MIN_DARKENING = 0.5
+MIN_DARKENING = 3.0
 """Lightness gradient (Lab units per px, inward) below minus this marks a darkening edge."""
 """Sides in table order: head_left->head_right is the head, then right, foot, left."""
 
@@ -252,7 +255,10 @@ def _cloth_outside(edge: EdgeLine, lab: NDArray[np.float32], cloth_lab: FloatArr
     outside = edge.points_px - 2.5 * toward_centre * normal
     u = np.clip(np.round(outside[:, 0]).astype(int), 0, lab.shape[1] - 1)
     v = np.clip(np.round(outside[:, 1]).astype(int), 0, lab.shape[0] - 1)
-    chroma = np.median(lab[v, u, 1:], axis=0) - 128.0
+    outside_lab = np.median(lab[v, u], axis=0)
+    if outside_lab[0] < MIN_CUSHION_LIGHTNESS * cloth_lab[0]:
+        return False  # too dark for a cushion top: a pocket, a black rail or the floor
+    chroma = outside_lab[1:] - 128.0
     reference = cloth_lab[1:] - 128.0
     if np.hypot(*reference) < CLOTH_CHROMA:  # a grey cloth: the outside must be grey too
         return bool(np.hypot(*(chroma - reference)) < CLOTH_CHROMA)
