@@ -295,3 +295,68 @@ def ball_pixels(
     v = np.clip(vs, 0, height - 1).astype(np.int64)
     patches = image[v, u]
     return [np.ascontiguousarray(patches[k][inside[k]]) for k in range(len(xy))]
+
+
+def streaks(
+    region: SearchRegion, found_xy: NDArray[np.float64], low_threshold: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]:
+    """Balls smeared by motion blur (the break): foreground streaks one ball wide and two
+    to eight radii long, away from the balls already found.
+
+    A blurred ball mixes its colour with the cloth, so a lower threshold is used. The centre
+    is the streak's centroid (the ball's position at mid-exposure).
+
+    Returns:
+        (K, 2) centres, (K,) confidences and each streak's (K_i, 3) BGR pixels.
+    """
+    mask = (region.distance > low_threshold).astype(np.uint8)
+    for (u, v), r in zip(found_xy, _radius_at(region, found_xy), strict=True):
+        cv2.circle(mask, (round(u), round(v)), round(1.3 * r) + 1, 0, -1)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    centres: list[NDArray[np.float64]] = []
+    scores: list[float] = []
+    pixels: list[NDArray[np.uint8]] = []
+    for label in range(1, count):
+        area = int(stats[label, cv2.CC_STAT_AREA])
+        if area < 20:
+            continue
+        x0, y0, w, h = (int(stats[label, k]) for k in range(4))
+        ys, xs = np.nonzero(labels[y0 : y0 + h, x0 : x0 + w] == label)
+        points = np.column_stack([xs + x0, ys + y0]).astype(np.float64)
+        score = _streak_score(points, region)
+        if score > 0.0:
+            centres.append(points.mean(axis=0))
+            scores.append(score)
+            pixels.append(region.image[ys + y0, xs + x0])
+    if not centres:
+        return np.zeros((0, 2)), np.zeros(0), []
+    return np.array(centres), np.array(scores), pixels
+
+
+def _radius_at(region: SearchRegion, xy: NDArray[np.float64]) -> NDArray[np.float64]:
+    height, width = region.radius.shape
+    u = np.clip(np.round(xy[:, 0]).astype(np.int64), 0, width - 1)
+    v = np.clip(np.round(xy[:, 1]).astype(np.int64), 0, height - 1)
+    return region.radius[v, u].astype(np.float64)
+
+
+def _streak_score(points: NDArray[np.float64], region: SearchRegion) -> float:
+    """How much a blob of (N, 2) pixels looks like one ball smeared along a line: its width
+    (from the second moments) is a ball's, its length two to eight radii, and its area that
+    of a stadium of those sizes. 0 when it does not."""
+    centre = points.mean(axis=0)
+    radius = float(_radius_at(region, centre[None])[0])
+    if radius <= 0 or not region.centre_valid[round(centre[1]), round(centre[0])]:
+        return 0.0
+    covariance = np.cov(points.T)
+    minor, major = np.sqrt(np.maximum(np.linalg.eigvalsh(covariance), 0.0))
+    # A uniform band of width w has standard deviation w / sqrt(12) across it.
+    width = minor * np.sqrt(12.0)
+    length = major * np.sqrt(12.0)
+    expected_area = 2.0 * radius * max(length - 2.0 * radius, 0.0) + np.pi * radius**2
+    width_ok = 1.0 - abs(width / (2.0 * radius) - 0.9) / 0.4
+    length_ok = 2.5 * radius <= length <= 9.0 * radius
+    area_ok = 1.0 - abs(len(points) / expected_area - 0.85) / 0.5
+    if not length_ok:
+        return 0.0
+    return float(np.clip(min(width_ok, area_ok), 0.0, 1.0))

@@ -31,6 +31,7 @@ from vision.candidates import (
     merge_candidates,
     outline_peaks,
     refine_centres,
+    streaks,
 )
 from vision.cloth import ClothModel, TableView, cloth_distance, with_static_edges
 from vision.identify import Identifier, IdentifierConfig
@@ -64,6 +65,8 @@ class DetectorConfig:
         hint_window_radii: half-size of the search window around each hint, in radii.
         surface_margin_mm: how far past the cushion noses the surface mask reaches.
         refine_iterations: centroid iterations for the sub-pixel centre.
+        find_streaks: also look for balls smeared by motion blur (one ball wide, up to eight
+            radii long), centred at mid-exposure.
         identifier: identification settings.
     """
 
@@ -79,6 +82,7 @@ class DetectorConfig:
     hint_window_radii: float = 3.0
     surface_margin_mm: float = 20.0
     refine_iterations: int = 3
+    find_streaks: bool = True
     identifier: IdentifierConfig = field(default_factory=IdentifierConfig)
 
 
@@ -230,7 +234,14 @@ class BallDetector:
         keep = (score >= config.min_confidence) & (mosaic.cut_distance(xy) >= 0.9 * radius)
         keep &= (mosaic.tile_of(xy) >= 0) & (_at(region.centre_valid, xy) > 0)
         xy, radius, score = xy[keep], radius[keep], score[keep]
-        return xy, score, ball_pixels(region.image, xy, radius)
+        pixels = ball_pixels(region.image, xy, radius)
+        if config.find_streaks:
+            blurred, blurred_score, blurred_pixels = streaks(region, xy, 0.5 * self.threshold)
+            usable = blurred_score >= config.min_confidence
+            xy = np.vstack([xy, blurred[usable]])
+            score = np.concatenate([score, blurred_score[usable]])
+            pixels += [p for p, ok in zip(blurred_pixels, usable, strict=True) if ok]
+        return xy, score, pixels
 
     def _assemble(
         self,
