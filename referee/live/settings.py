@@ -27,7 +27,7 @@ class LiveSettings(BaseSettings):
     db: Path = Field(default=Path("tenball-live.sqlite3"), description="SQLite file of the matches")
     realtime: bool = Field(default=False, description="play files at their own frame rate")
     frame_queue_frames: int = Field(
-        default=8,
+        default=4,
         ge=1,
         description="frames waiting for the pipeline; more rides out hiccups, adds lag",
     )
