@@ -50,12 +50,12 @@ def balls_words(balls: tuple[int, ...] | list[int]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _pocketed_in(facts: ShotFacts, ball: int, pocket: Pocket) -> bool:
-    """The ball dropped in that pocket (a pocket not reported is taken as the called one)."""
+def _pocketed_in(facts: ShotFacts, ball: int, pocket: Pocket | None) -> bool:
+    """The ball dropped in that pocket (a pocket not reported, or not named, matches)."""
     if ball not in facts.pocketed_balls:
         return False
     where = facts.pocket_of(ball)
-    return where is None or where is pocket
+    return where is None or pocket is None or where is pocket
 
 
 def _spot_reason(clause: str, why: str) -> Reason:

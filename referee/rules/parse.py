@@ -227,11 +227,6 @@ def parse_call(data: Any, on_table: tuple[int, ...] | None) -> CalledShot | None
         raise RulesInputError(
             "declarations.call.ball", f"the {ball} is already down: it cannot be called"
         )
-    if d.get("pocket") is None:
-        raise RulesInputError(
-            "declarations.call.pocket", "missing: a call names a ball and a pocket (D2, I-28)"
-        )
-    pocket = as_pocket(d.get("pocket"), "declarations.call.pocket")
     try:
         source = CallSource(d.get("source") or CallSource.ANNOUNCED)
     except ValueError:
@@ -239,6 +234,13 @@ def parse_call(data: Any, on_table: tuple[int, ...] | None) -> CalledShot | None
             "declarations.call.source",
             f"expected 'announced' or 'obvious', got {d.get('source')!r}",
         ) from None
+    if d.get("pocket") is None:
+        if source is CallSource.OBVIOUS:
+            return CalledShot(ball, None, source)  # D2: an obvious shot names no pocket
+        raise RulesInputError(
+            "declarations.call.pocket", "missing: a call names a ball and a pocket (D2, I-28)"
+        )
+    pocket = as_pocket(d.get("pocket"), "declarations.call.pocket")
     return CalledShot(ball, pocket, source)
 
 

@@ -53,14 +53,16 @@ REFEREE_FOUL_CODES: dict[RefereeFoul, str] = {
 
 @dataclass(frozen=True, slots=True)
 class CalledShot:
-    """One ball and one pocket (D2, I-28)."""
+    """One ball and one pocket (D2, I-28); an obvious shot may leave the pocket out (None:
+    any pocket counts)."""
 
     ball: int
-    pocket: Pocket
+    pocket: Pocket | None
     source: CallSource = CallSource.ANNOUNCED
 
     def to_json(self) -> dict[str, Any]:
-        return {"ball": self.ball, "pocket": self.pocket.value, "source": self.source.value}
+        pocket = None if self.pocket is None else self.pocket.value
+        return {"ball": self.ball, "pocket": pocket, "source": self.source.value}
 
 
 @dataclass(frozen=True, slots=True)

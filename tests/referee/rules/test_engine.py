@@ -266,3 +266,21 @@ def test_out_of_turn_during_an_option_charges_the_player_who_did_not_hold_it() -
     call, new = decide(shot, start)
     assert call.shooter is Player.A and call.next_shooter is Player.B
     assert new.consecutive_fouls[Player.A] == 1 and new.pending_option is None
+
+
+def test_an_obvious_call_may_leave_the_pocket_out() -> None:
+    """D2: ball and pocket are announced "si elles ne sont pas évidentes"; an obvious call
+    (I-29) without a pocket is made in whatever pocket the ball drops. An announced call
+    still needs its pocket."""
+    shot = Shot.from_json(
+        {
+            "declarations": {"call": {"ball": 3, "source": "obvious"}},
+            "shot": facts(3, pocketed=[(3, "side_left")]),
+        }
+    )
+    call, _ = decide(shot, MID_RACK)
+    assert call.fouls == () and call.next_shooter is Player.A and not call.turn_ends
+    assert shot.declarations.call is not None and shot.declarations.call.to_json()["pocket"] is None
+    with pytest.raises(RulesInputError) as error:
+        Shot.from_json({"declarations": {"call": {"ball": 3}}, "shot": facts(3)})
+    assert error.value.field == "declarations.call.pocket"
