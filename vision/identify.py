@@ -196,6 +196,10 @@ def exclusive_probabilities(
         top = int(np.argmax(balanced[row]))
         if label >= 0 and label != top:
             balanced[row, [top, label]] = balanced[row, [label, top]]
+        if label >= 0:
+            # Break ties so the assigned class is the row's strict maximum.
+            balanced[row, label] += 1e-3
+    balanced /= balanced.sum(axis=1, keepdims=True)
     return np.asarray(balanced, dtype=np.float32)
 
 

@@ -1,0 +1,100 @@
+"""Identification: features, per-class probabilities and the one-ball-per-number frame step."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from vision.identify import (
+    Identifier,
+    IdentifierConfig,
+    assign_identities,
+    exclusive_probabilities,
+)
+from vision.palette import PALETTES_RGB
+from vision.types import NUM_CLASSES
+
+
+def ball_pixels(ball: int, palette: str, white_fraction: float, seed: int) -> np.ndarray:
+    """(400, 3) BGR pixels of a flat-shaded ball: its colour, white, and some shading."""
+    rng = np.random.default_rng(seed)
+    colour = np.array(PALETTES_RGB[palette][ball][::-1], np.float64)
+    count = 400
+    white = rng.random(count) < white_fraction
+    shade = rng.uniform(0.75, 1.05, count)[:, None]
+    pixels = np.where(white[:, None], np.array([235.0, 238.0, 240.0]), colour) * shade
+    return np.clip(pixels + rng.normal(0, 3, (count, 3)), 0, 255).astype(np.uint8)
+
+
+WHITE_SHOWN = {0: 0.95, 9: 0.5, 10: 0.5}
+
+
+@pytest.mark.parametrize("palette", ["standard", "tv"], ids=["standard", "tv"])
+def test_each_ball_of_a_set_is_named(palette: str) -> None:
+    identifier = Identifier(IdentifierConfig(palette=palette, exclusive=False))
+    pixels = [ball_pixels(b, palette, WHITE_SHOWN.get(b, 0.05), b) for b in range(NUM_CLASSES)]
+    prob = identifier.identify(pixels)
+    assert list(np.argmax(prob, axis=1)) == list(range(NUM_CLASSES))
+
+
+@pytest.mark.parametrize(("solid", "stripe"), [(1, 9), (2, 10)], ids=["1-vs-9", "2-vs-10"])
+def test_the_stripe_tells_a_solid_from_its_stripe(solid: int, stripe: int) -> None:
+    identifier = Identifier(IdentifierConfig(exclusive=False))
+    solid_prob = identifier.identify([ball_pixels(solid, "standard", 0.08, 1)])[0]
+    stripe_prob = identifier.identify([ball_pixels(stripe, "standard", 0.45, 2)])[0]
+    assert solid_prob[solid] > 0.8 > solid_prob[stripe]
+    assert stripe_prob[stripe] > 0.8 > stripe_prob[solid]
+
+
+def test_warm_light_is_balanced_by_the_white_of_the_balls() -> None:
+    """3 red, 5 orange and 7 maroon under a warm (orange) light, with the cue ball in view."""
+    warm = np.array([0.75, 0.9, 1.15])  # BGR gains of a tungsten lamp
+    balls = [0, 3, 5, 7]
+    pixels = [
+        np.clip(ball_pixels(b, "standard", WHITE_SHOWN.get(b, 0.05), b) * warm, 0, 255).astype(
+            np.uint8
+        )
+        for b in balls
+    ]
+    prob = Identifier(IdentifierConfig(exclusive=False)).identify(pixels)
+    assert list(np.argmax(prob, axis=1)) == balls
+
+
+def test_exclusivity_resolves_a_frame_with_two_similar_balls() -> None:
+    prob = np.full((2, NUM_CLASSES), 0.01, np.float32)
+    prob[0, [2, 10]] = [0.6, 0.3]  # the 2, fairly sure
+    prob[1, [2, 10]] = [0.5, 0.4]  # also looks like the 2, but less so
+    prob /= prob.sum(axis=1, keepdims=True)
+    consistent = exclusive_probabilities(prob)
+    assert list(np.argmax(consistent, axis=1)) == [2, 10]
+    assert list(assign_identities(prob)) == [2, 10]
+
+
+probabilities = arrays(
+    np.float64,
+    st.tuples(st.integers(0, 14), st.just(NUM_CLASSES)),
+    elements=st.floats(0.001, 1.0),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(probabilities)
+def test_exclusive_probabilities_are_distributions_with_distinct_labels(raw: np.ndarray) -> None:
+    prob = raw / raw.sum(axis=1, keepdims=True) if len(raw) else raw
+    consistent = exclusive_probabilities(prob)
+    assert consistent.shape == (len(raw), NUM_CLASSES)
+    assert np.allclose(consistent.sum(axis=1), 1.0, atol=1e-4)
+    labels = assign_identities(prob)
+    kept = labels[labels >= 0]
+    assert len(set(kept.tolist())) == len(kept) == min(len(raw), NUM_CLASSES)
+    if len(raw) <= NUM_CLASSES:
+        top = np.argmax(consistent, axis=1)
+        assert len(set(top.tolist())) == len(top)
+
+
+def test_empty_frame() -> None:
+    assert Identifier().identify([]).shape == (0, NUM_CLASSES)
+    assert exclusive_probabilities(np.zeros((0, NUM_CLASSES))).shape == (0, NUM_CLASSES)
