@@ -140,6 +140,9 @@ class CaptureThread(threading.Thread):
 
     initial_backoff_s = 0.5
     max_backoff_s = 10.0
+    nice_increment = -5
+    """Priority change of this thread (Linux nice): raised above other work where the process
+    may (CAP_SYS_NICE), so that a busy machine starves the pipeline before the capture."""
     late_drop_frames = 4
     """A file played in real time drops a frame once it is this many frames late (as a
     camera's driver queue of a few buffers would); raising it lags more before dropping."""
@@ -175,6 +178,9 @@ class CaptureThread(threading.Thread):
             self._on_status(self.status)
 
     def run(self) -> None:
+        from referee.live.worker import renice_thread
+
+        renice_thread(self.nice_increment)
         delay_s = self.initial_backoff_s
         while not self._stop_event.is_set():
             try:

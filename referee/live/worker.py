@@ -148,15 +148,16 @@ class JpegBoard:
             self._last_s = now_s
 
 
-def _lower_priority(increment: int) -> None:
-    """Lower the calling thread's CPU priority (Linux applies nice per thread); a no-op where
-    the platform does not allow it."""
-    if increment <= 0 or not hasattr(os, "setpriority"):
+def renice_thread(increment: int) -> None:
+    """Change the calling thread's CPU priority by `increment` nice steps (Linux applies nice
+    per thread). A no-op where the platform does not allow it (raising priority, a negative
+    increment, needs CAP_SYS_NICE)."""
+    if increment == 0 or not hasattr(os, "setpriority"):
         return
     with contextlib.suppress(OSError):
         thread_id = threading.get_native_id()
         current = os.getpriority(os.PRIO_PROCESS, thread_id)
-        os.setpriority(os.PRIO_PROCESS, thread_id, min(19, current + increment))
+        os.setpriority(os.PRIO_PROCESS, thread_id, max(-20, min(19, current + increment)))
 
 
 class PipelineWorker(threading.Thread):
@@ -203,7 +204,7 @@ class PipelineWorker(threading.Thread):
         self._stop_event.set()
 
     def run(self) -> None:
-        _lower_priority(self.nice_increment)
+        renice_thread(self.nice_increment)
         pipeline: FramePipeline | None = None
         retry_at_s = 0.0
         while not self._stop_event.is_set():
