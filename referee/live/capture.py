@@ -166,6 +166,8 @@ class CaptureThread(threading.Thread):
         self.last_frame_s = 0.0
         self._rate_window: collections.deque[float] = collections.deque(maxlen=240)
         self._index_offset = 0
+        self._time_offset_s = 0.0
+        self._last_delivered: tuple[int, float, float] | None = None
 
     def stop(self) -> None:
         self._stop_event.set()
@@ -241,6 +243,24 @@ class CaptureThread(threading.Thread):
             previous_time_s = frame.time_s
             self._deliver(frame, now_s)
 
+    def _rebased(self, frame: Frame, now_s: float) -> Frame:
+        """The frame numbered and timed after everything delivered before it.
+
+        A reopened source counts its frames and times from 0 again; the pipeline must see
+        increasing indices and times, with the outage as a real gap in time.
+        """
+        last = self._last_delivered
+        if last is not None and frame.index + self._index_offset <= last[0]:
+            index, time_s, at_s = last
+            self._index_offset = index + 1 - frame.index
+            self._time_offset_s = time_s + max(now_s - at_s, 0.0) - frame.time_s
+        if self._index_offset or self._time_offset_s:
+            frame = Frame(
+                frame.image, frame.index + self._index_offset, frame.time_s + self._time_offset_s
+            )
+        self._last_delivered = (frame.index, frame.time_s, now_s)
+        return frame
+
     def _wait_until_ready(self, timeout_s: float = 300.0) -> None:
         self._set_state("starting", "waiting for the pipeline to start")
         deadline_s = time.monotonic() + timeout_s
@@ -252,11 +272,7 @@ class CaptureThread(threading.Thread):
     def _deliver(self, frame: Frame, now_s: float) -> None:
         if self.status.state != "live":
             self._set_state("live")
-        # frames of a reopened live source restart at 0: keep indices increasing
-        if frame.index + self._index_offset < self.status.frames and frame.index == 0:
-            self._index_offset = self.status.frames
-        if self._index_offset:
-            frame = Frame(frame.image, frame.index + self._index_offset, frame.time_s)
+        frame = self._rebased(frame, now_s)
         self.status.frames += 1
         self.last_frame_s = now_s
         self._rate_window.append(now_s)

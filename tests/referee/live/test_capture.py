@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from dataclasses import dataclass, field
@@ -147,8 +148,13 @@ def test_live_source_reconnects_with_backoff_and_reports_it() -> None:
     assert "live" in states
     assert states.count("reconnecting") >= 3
     assert capture.status.reconnects >= 2
-    indices = _drain(mailbox)
-    assert indices == sorted(indices) and len(set(indices)) == len(indices), "indices restart"
+    frames = []
+    while (item := mailbox.get(0.01)) is not None:
+        frames.append(item.frame)
+    indices = [f.index for f in frames]
+    times = [f.time_s for f in frames]
+    assert indices == list(range(len(frames))), "indices restart after a reconnection"
+    assert all(b > a for a, b in itertools.pairwise(times)), "times restart"
     assert all(source.closed for source in opener.opened)
 
 
