@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from calibration.table import Pocket
+from referee.rules.descriptive import apply_descriptive_facts
 from referee.rules.errors import RulesInputError
 from referee.rules.shot import (
     CUE,
@@ -166,7 +167,7 @@ def _break_count(value: Any) -> int | None:
 
 def parse_facts(data: Any, on_table: tuple[int, ...] | None = None) -> ShotFacts:
     """Read rules.md §4 shot facts (see `ShotFacts.from_json`)."""
-    d = as_mapping(data, "shot")
+    d = apply_descriptive_facts(as_mapping(data, "shot"))
     facts = ShotFacts(
         first_object_ball_contacted=_optional_ball(
             d.get("first_object_ball_contacted"), "shot.first_object_ball_contacted", on_table

@@ -1,0 +1,101 @@
+"""Descriptive camera facts (rules.md §4, optional) folded into the facts that rules judge.
+
+The camera may report more than the core facts: a ball that rode the rail top and fell back
+(`returned_to_bed_after_rail_top`), how a ball left the table (`off_table_detail`), balls that
+dropped after the balls came to rest (`late_drops`). These change what counts as off the table
+(I-15) and as pocketed on the shot (I-20), so they are applied before the rules run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+LATE_DROP_WINDOW_S = 5.0
+"""I-20 (WPA 5-second rule): a ball dropping within this time of all balls stopping counts."""
+
+NON_TABLE_OBJECTS = ("lamp", "light", "person", "player", "spectator", "chalk", "floor", "object")
+"""Words in an off-table detail that mean the ball touched something that is not the table."""
+
+
+def _ball_of(entry: Any) -> Any:
+    return entry.get("ball") if isinstance(entry, Mapping) else entry
+
+
+def _same_ball(a: Any, b: Any) -> bool:
+    return str(a) == str(b)
+
+
+def _touched_non_table_object(entry: Any) -> bool:
+    if not isinstance(entry, Mapping):
+        return False
+    words = " ".join(str(v).lower() for k, v in entry.items() if k != "ball")
+    return any(word in words for word in NON_TABLE_OBJECTS)
+
+
+def _delay_s(entry: Mapping[str, Any]) -> float | None:
+    for key, value in entry.items():
+        if key in ("ball", "pocket") or isinstance(value, bool):
+            continue
+        if isinstance(value, int | float) and (key.endswith("_s") or "second" in key):
+            return float(value)
+    return None
+
+
+def _detail_entries(value: Any) -> list[Any]:
+    if isinstance(value, Mapping):  # {"6": {...}} form
+        return [
+            {"ball": k, **v} if isinstance(v, Mapping) else {"ball": k, "detail": v}
+            for k, v in value.items()
+        ]
+    return list(value) if isinstance(value, list) else []
+
+
+def _apply_off_table(facts: dict[str, Any]) -> None:
+    off = list(facts.get("off_table") or [])
+    forced = [
+        _ball_of(e)
+        for e in _detail_entries(facts.get("off_table_detail"))
+        if _touched_non_table_object(e)
+    ]
+    for ball in forced:  # I-15: touching a non-table object is off, even if it comes back
+        if str(ball) in ("cue", "0"):
+            facts["cue_ball_off_table"] = True
+        elif not any(_same_ball(ball, b) for b in off):
+            off.append(ball)
+    returned = [
+        b
+        for b in facts.get("returned_to_bed_after_rail_top") or []
+        if not any(_same_ball(b, f) for f in forced)
+    ]
+    for ball in returned:  # I-15: rode the rail top and fell back: not off the table
+        if str(ball) == "cue":
+            facts["cue_ball_off_table"] = False
+        off = [b for b in off if not _same_ball(b, ball)]
+    facts["off_table"] = off
+
+
+def _apply_late_drops(facts: dict[str, Any]) -> None:
+    pocketed = list(facts.get("pocketed") or [])
+    for entry in facts.get("late_drops") or []:
+        if not isinstance(entry, Mapping):
+            continue  # a bare ball number says nothing about timing: trust `pocketed`
+        ball, delay = entry.get("ball"), _delay_s(entry)
+        if delay is None:
+            continue
+        listed = [p for p in pocketed if _same_ball(_ball_of(p), ball)]
+        if delay > LATE_DROP_WINDOW_S:  # not pocketed: put back at the lip
+            pocketed = [p for p in pocketed if p not in listed]
+        elif not listed:
+            pocketed.append({"ball": ball, "pocket": entry.get("pocket")})
+    facts["pocketed"] = pocketed
+
+
+def apply_descriptive_facts(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a rules.md §4 facts object with the descriptive facts applied."""
+    facts = dict(data)
+    if "off_table_detail" in facts or "returned_to_bed_after_rail_top" in facts:
+        _apply_off_table(facts)
+    if "late_drops" in facts:
+        _apply_late_drops(facts)
+    return facts
