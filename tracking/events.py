@@ -32,6 +32,8 @@ from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import CUE, NUM_CLASSES
 
 Path = tuple[float, FloatArray, FloatArray]
+_TOUCHING_MM = 1.5
+"""A ball at rest this close to a cushion line (beyond one radius) is touching it."""
 _MAX_FPS = 250.0
 """Highest frame rate the history is sized for."""
 
@@ -136,6 +138,9 @@ class EventDetector:
         self._recent: list[tuple[frozenset[int], float]] = []
         self._last_cushion: dict[tuple[int, str], float] = {}
         self._rest_since = np.full(NUM_CLASSES, -np.inf)
+        self._approach_velocity = np.zeros((NUM_CLASSES, 2))
+        self._start_count: dict[int, int] = {}
+        self._anchor_before = np.zeros((NUM_CLASSES, 2))
         self._in_shot = False
         self._quiet_since: float | None = None
 
@@ -151,7 +156,7 @@ class EventDetector:
         self._history.push(trackset)
         events = self._removals(trackset)
         self._visibility(trackset)
-        self._motion(trackset)
+        events += self._motion(trackset)
         events += self._resolve_starts()
         events += self._analyse_kinks()
         events += self._shot_end(trackset)
@@ -267,7 +272,7 @@ class EventDetector:
         return True
 
     # ----------------------------------------------------------------- starts and stops
-    def _motion(self, trackset: TrackSet) -> None:
+    def _motion(self, trackset: TrackSet) -> list[Event]:
         _, _, xy = self._history.window(self._history.count - 1, self._history.count)
         current = xy[0]
         visible = np.isfinite(current[:, 0]) & self._alive
@@ -281,15 +286,47 @@ class EventDetector:
         for ball in np.flatnonzero(starts):
             self._moving[ball] = True
             self._pending_starts.append((int(ball), self._history.count - 1))
+            self._start_count[int(ball)] = self._history.count - 1
+            self._anchor_before[ball] = self._anchor[ball]
             # A ball that was hidden may have started any time since it was last seen.
             self._start_floor[ball] = self._previous_seen_time[ball]
-        self._detect_rest()
+        return self._detect_rest()
 
-    def _detect_rest(self) -> None:
+    def _near_rail(self, xy_mm: FloatArray) -> NDArray[np.bool_]:
+        """(B,) centres within reach of a cushion line (a radius plus twice the tolerance)."""
+        reach = self.table.ball_radius_mm + 2.0 * self.config.cushion_tolerance_mm
+        x, y = xy_mm[:, 0], xy_mm[:, 1]
+        gap = np.minimum(
+            np.minimum(x, self.table.length_mm - x), np.minimum(y, self.table.width_mm - y)
+        )
+        result: NDArray[np.bool_] = gap <= reach
+        return result
+
+    def _stopped_on_rail(self, ball: int, xy_mm: FloatArray) -> list[Event]:
+        """A ball that rolled into a cushion and died there touched it, even too softly to
+        bounce visibly."""
+        assert self._last_time is not None
+        gaps = contacts.inside_distances_mm(self.table, xy_mm) - self.table.ball_radius_mm
+        side = int(np.argmin(gaps))
+        toward = -float(self._approach_velocity[ball] @ contacts.CUSHION_NORMALS[side])
+        if gaps[side] > _TOUCHING_MM or toward <= 0.0:
+            return []
+        cushion = str(self.table.nearest_cushion(float(xy_mm[0]), float(xy_mm[1])))
+        last = self._last_cushion.get((ball, cushion), -np.inf)
+        if self._last_time - last <= 1.0:
+            return []
+        self._last_cushion[(ball, cushion)] = self._last_time
+        time_s = self._last_time - self.config.rest_window_s
+        frame = self._frame_of(time_s)
+        return [
+            Event(frame, time_s, EventKind.BALL_CUSHION, (ball,), cushion=cushion, confidence=0.7)
+        ]
+
+    def _detect_rest(self) -> list[Event]:
         frames = max(3, round(self.config.rest_window_s / self._dt))
         count = self._history.count
         if count < frames or not self._moving.any():
-            return
+            return []
         _, _, xy = self._history.window(count - frames, count)
         pending = {b for b, _ in self._pending_starts}
         seen = np.isfinite(xy[:, :, 0])
@@ -301,11 +338,15 @@ class EventDetector:
         offset = np.where(seen[:, :, None], xy - mean[None], 0.0)
         spread = np.sqrt(np.einsum("kbi,kbi->kb", offset, offset).max(axis=0))
         stopped = self._moving & visible & (spread <= self.config.rest_radius_mm)
+        events: list[Event] = []
         for ball in np.flatnonzero(stopped):
             if int(ball) not in pending:
                 self._moving[ball] = False
                 self._anchor[ball] = mean[ball]
                 self._rest_since[ball] = self._last_time
+                if self._in_shot:
+                    events += self._stopped_on_rail(int(ball), mean[ball])
+        return events
 
     def _resolve_starts(self) -> list[Event]:
         k = self._fit_frames
@@ -393,7 +434,7 @@ class EventDetector:
             )
         chain = contacts.contact_chain(at_start, moving, usable, ball, reach)
         if chain is None:
-            return []
+            return self._touch_by_fresh_starter(ball, detected, t_start)
         first, second = chain[0], chain[1]
         t_contact = t_start
         if was_moving[first]:
@@ -408,6 +449,34 @@ class EventDetector:
         touches = [(first, second, t_contact, sure)]
         touches += [(a, b, t_start, 0.8) for a, b in itertools.pairwise(chain[1:])]
         return touches
+
+    def _touch_by_fresh_starter(
+        self, ball: int, detected: int, t_start: float
+    ) -> list[tuple[int, int, float, float]]:
+        """A ball struck from rest that hit ``ball`` within a frame or two: too soon for a
+        fitted path, so its path is the line from its rest position through its sightings
+        since it started, and it must pass within a diameter of ``ball``."""
+        diameter = self.table.ball_diameter_mm
+        tolerance = self.config.ball_contact_tolerance_mm
+        target = self._anchor[ball]
+        for other, started in self._start_count.items():
+            if other == ball or not (detected - self._fit_frames - 2 <= started <= detected):
+                continue
+            _, _, xy = self._history.window(started, detected)
+            seen = np.flatnonzero(np.isfinite(xy[:, other, 0]))
+            if len(seen) == 0:
+                continue
+            origin, last = self._anchor_before[other], xy[seen[-1], other]
+            travel = float(np.linalg.norm(last - origin))
+            if travel < 1e-6:
+                continue
+            u = (last - origin) / travel
+            along = float((target - origin) @ u)
+            across = abs(float((target - origin) @ np.array([-u[1], u[0]])))
+            reach = along - math.sqrt(max(diameter**2 - min(across, diameter) ** 2, 0.0))
+            if across <= diameter + tolerance and reach >= travel - tolerance:
+                return [(other, ball, t_start, 0.8)]
+        return []
 
     def _stop_at_first_touch(
         self, path: Path, xy_mm: FloatArray, resting: NDArray[np.bool_], t_start: float
@@ -446,7 +515,10 @@ class EventDetector:
         noise = config.kink_noise_sigmas * self._kink_noise_mm_s(k)
         threshold = config.kink_min_speed_change_mm_s + config.kink_relative_speed_change * speed
         threshold = threshold + noise
+        # Near a rail the geometry itself vouches for a bounce: accept softer ones there.
+        threshold = np.where(self._near_rail(before[1]), 0.5 * threshold, threshold)
         usable = (before[3] >= k - 1) & (after[3] >= k - 1) & self._alive
+        self._approach_velocity = np.where(usable[:, None], before[2], self._approach_velocity)
         change = np.where(usable, change, 0.0)
         self._kinks = [*self._kinks[-2:], _Kink(change, threshold, before, after)]
         if len(self._kinks) < 3:

@@ -40,7 +40,8 @@ class TrackerConfig:
             ball's estimate drift with detector noise; lowering it averages noise away.
         rest_speed_mm_s: below this speed a ball's velocity is snapped to zero. Raising it
             declares balls at rest sooner.
-        max_ball_speed_mm_s: fastest plausible ball (a hard break is about 10 m/s). Raising it
+        max_ball_speed_mm_s: fastest plausible ball (a hard break sends the cue ball at up to
+            about 14 m/s). Raising it
             widens the gate through which a struck ball may jump between frames.
         collision_innovation_sigmas: an innovation beyond this many standard deviations (and
             beyond ``collision_innovation_min_mm``) is a collision or bounce: the velocity is
@@ -49,6 +50,8 @@ class TrackerConfig:
             ignores small kicks.
         reinit_velocity_std_mm_s: velocity uncertainty after a re-initialisation. Raising it
             lets the next frames set the new velocity faster.
+        initial_velocity_std_mm_s: velocity uncertainty of a ball first seen (assumed at
+            rest). Raising it widens the first gates, at the risk of taking a neighbour.
         max_coast_s: after this long unseen, a ball is assumed to have stopped (velocity 0).
             Raising it extrapolates hidden balls further.
         pocket_capture_mm: how close to a pocket point the path of a vanishing ball must pass
@@ -63,6 +66,9 @@ class TrackerConfig:
         respawn_min_probability: class probability needed to bring back a pocketed or
             off-table ball (spotted 10, cue ball in hand). Raising it guards against
             resurrecting a ball from a misidentified detection.
+        reidentify_min_probability: class probability with which an unassigned detection
+            anywhere on the table is taken as a lost ball (re-identification). Raising it
+            waits for surer identities before a lost ball is found again.
         respawn_min_s: a removed ball cannot come back sooner than this. Raising it guards
             against a ball seen in the pocket jaws just after dropping.
         association: the assignment cost tunables.
@@ -72,10 +78,11 @@ class TrackerConfig:
     acceleration_std_mm_s2: float = 4000.0
     rest_acceleration_std_mm_s2: float = 30.0
     rest_speed_mm_s: float = 20.0
-    max_ball_speed_mm_s: float = 12000.0
+    max_ball_speed_mm_s: float = 15000.0
     collision_innovation_sigmas: float = 4.0
     collision_innovation_min_mm: float = 6.0
     reinit_velocity_std_mm_s: float = 1500.0
+    initial_velocity_std_mm_s: float = 200.0
     max_coast_s: float = 0.5
     pocket_capture_mm: float = 90.0
     pocket_confirm_s: float = 0.12
@@ -83,6 +90,7 @@ class TrackerConfig:
     off_table_confirm_s: float = 0.5
     init_min_probability: float = 0.5
     respawn_min_probability: float = 0.8
+    reidentify_min_probability: float = 0.6
     respawn_min_s: float = 0.5
     association: AssociationConfig = field(default_factory=AssociationConfig)
 
@@ -156,10 +164,12 @@ class BallTracker:
         self._correct(tracks, (dets.xy_mm[cols], dets.xy_px[cols]), time_s)
         missing = self._state.alive.copy()
         missing[tracks] = False
+        unassigned = np.ones(len(dets), bool)
+        unassigned[cols] = False
+        if unassigned.any() and missing.any():
+            missing &= ~self._reidentify(missing, dets, unassigned, time_s)
         removed_now = self._coast(missing, time_s)
-        if len(cols) < len(dets) and not self._state.alive.all():
-            unassigned = np.ones(len(dets), bool)
-            unassigned[cols] = False
+        if unassigned.any() and not self._state.alive.all():
             self._spawn(dets[unassigned], time_s)
         return self._trackset(frame, time_s, missing, removed_now)
 
@@ -286,6 +296,38 @@ class BallTracker:
             pocket >= 0, _PENDING_POCKET, np.where(beyond, _PENDING_OFF, _PENDING_NONE)
         )
 
+    def _reidentify(
+        self,
+        missing: NDArray[np.bool_],
+        dets: Detections,
+        unassigned: NDArray[np.bool_],
+        time_s: float,
+    ) -> NDArray[np.bool_]:
+        """Give lost balls the unassigned detections that are clearly them, wherever they
+        are (a ball that jumped out of its gate, or moved while hidden). Returns the (11,)
+        mask of balls found; ``unassigned`` is updated in place."""
+        state, config = self._state, self.config
+        found = np.zeros(NUM_CLASSES, bool)
+        prob = dets.class_prob.astype(np.float64) * dets.confidence[:, None].astype(np.float64)
+        labels = np.argmax(prob, axis=1)
+        for ball in np.flatnonzero(missing):
+            score = np.where(unassigned & (labels == ball), prob[:, ball], 0.0)
+            best = int(np.argmax(score))
+            if score[best] < config.reidentify_min_probability:
+                continue
+            z = dets.xy_mm[best : best + 1].astype(np.float64)
+            mean, cov = self._reinitialise(np.array([ball]), z, time_s)
+            state.mean[ball], state.cov[ball] = mean[0], cov[0]
+            state.seen_time_s[ball] = time_s
+            state.seen_xy_mm[ball] = z[0]
+            state.seen_velocity[ball] = mean[0, 2:]
+            state.pending[ball] = _PENDING_NONE
+            state.xy_px[ball] = dets.xy_px[best]
+            state.measured_xy_mm[ball] = z[0]
+            unassigned[best] = False
+            found[ball] = True
+        return found
+
     def _spawn(self, dets: Detections, time_s: float) -> None:
         """Start or restart the tracks of balls not in play from unassigned detections."""
         state, config = self._state, self.config
@@ -309,7 +351,7 @@ class BallTracker:
         state, config = self._state, self.config
         xy = det.xy_mm[0].astype(np.float64)
         state.mean[ball] = [xy[0], xy[1], 0.0, 0.0]
-        variances = [config.measurement_std_mm**2] * 2 + [config.reinit_velocity_std_mm_s**2] * 2
+        variances = [config.measurement_std_mm**2] * 2 + [config.initial_velocity_std_mm_s**2] * 2
         state.cov[ball] = np.diag(variances)
         state.alive[ball] = True
         state.removed[ball] = None
