@@ -27,7 +27,8 @@ from calibration.table import TableSpec
 from vision.synthetic.render import Overlay
 from vision.synthetic.scripts import Motion, Positions, ScriptKind
 from vision.synthetic.truth import TruthEvent
-from vision.types import CUE
+from vision.synthetic.physics import settle_time
+from vision.types import BALL_NAMES, CUE
 
 if TYPE_CHECKING:
     from vision.synthetic.physics import SimulatedShot
@@ -227,8 +228,11 @@ def _build_jump(shot: PlannedShot, table: TableSpec, context: Any) -> Jump:
     t0 = shot.strike_s + t_local
     outward = _outward_speed(start, velocity, table)
     t_off = t0 + table.ball_radius_mm / max(outward, 1e-6)
+    end = max(shot.strike_s + settle_time(shot.sim.system, skip=(BALL_NAMES[ball],)), t_off)
     keep = [e for e in shot.events if not (ball in e.balls and e.time_s > t0)]
-    keep.append(TruthEvent(t_off, "ball_off_table", (ball,)))
+    keep = [e for e in keep if e.kind != "shot_end"]
+    keep += [TruthEvent(t_off, "ball_off_table", (ball,)), TruthEvent(end, "shot_end")]
+    shot.end_s = end
     shot.events[:] = sorted(keep, key=lambda e: e.time_s)
     margin = 50.0 + 110.0 + 2 * table.ball_radius_mm
     gone = float(np.linalg.norm(velocity)) * (margin / max(outward, 1e-6))

@@ -40,6 +40,8 @@ POCKET_NAMES: dict[str, Pocket] = {
 
 POCKETED = 4
 """pooltool's motion-state label of a pocketed ball."""
+SLIDING = 2
+ROLLING = 3
 
 CUSHION_MERGE_S = 0.01
 """Cushion contacts of one ball closer than this are one contact (jaw segments, rebounds)."""
@@ -184,7 +186,27 @@ def simulate_shot(system: Any, shot: ShotParams, table: TableSpec) -> SimulatedS
         if int(ball.state.s) != POCKETED:
             x_mm, y_mm = to_table_mm(ball.state.rvw[0][:2])[0]
             final[ball_id(name)] = (float(x_mm), float(y_mm))
-    return SimulatedShot(played, events, float(played.t), final, pocketed)
+    return SimulatedShot(played, events, settle_time(played), final, pocketed)
+
+
+def settle_time(system: Any, skip: tuple[str, ...] = ()) -> float:
+    """When the last ball stops moving across the cloth (seconds from the strike).
+
+    pooltool plays a shot on until every ball has stopped spinning in place too, which a
+    camera cannot see; a shot ends for the referee when the centres stop (a ball still
+    spinning on the spot is at rest in the table frame). Balls named in `skip` are ignored.
+    """
+    end = 0.0
+    for name, ball in system.balls.items():
+        if name in skip:
+            continue
+        states = ball.history.states
+        for state, after in zip(states, states[1:], strict=False):
+            if int(state.s) in (SLIDING, ROLLING) or (
+                int(state.s) != POCKETED and int(after.s) == POCKETED
+            ):
+                end = max(end, float(after.t))
+    return end
 
 
 def convert_events(events: list[Any], table: TableSpec) -> list[TruthEvent]:
