@@ -24,10 +24,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import TableSpec
+from vision.synthetic.physics import settle_time
 from vision.synthetic.render import Overlay
 from vision.synthetic.scripts import Motion, Positions, ScriptKind
 from vision.synthetic.truth import TruthEvent
-from vision.synthetic.physics import settle_time
 from vision.types import BALL_NAMES, CUE
 
 if TYPE_CHECKING:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -201,7 +202,7 @@ def settle_time(system: Any, skip: tuple[str, ...] = ()) -> float:
         if name in skip:
             continue
         states = ball.history.states
-        for state, after in zip(states, states[1:], strict=False):
+        for state, after in pairwise(states):
             if int(state.s) in (SLIDING, ROLLING) or (
                 int(state.s) != POCKETED and int(after.s) == POCKETED
             ):
