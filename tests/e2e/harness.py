@@ -7,6 +7,7 @@ with the real detector or with the truth detector, and scores it with `tenball e
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -90,10 +91,19 @@ def compare(result: dict[str, Any], baseline: dict[str, Any]) -> list[str]:
     return failures
 
 
+def truth_fingerprint(clip: Path) -> str:
+    """SHA-256 of the clip's truth events and shots: a baseline holds only for that truth."""
+    digest = hashlib.sha256()
+    for name in ("events.jsonl", "shots.jsonl"):
+        digest.update((clip / "truth" / name).read_bytes())
+    return digest.hexdigest()
+
+
 def write_baseline(clip: Path, detector: str, result: dict[str, Any]) -> Path:
     path = baseline_path(clip, detector)
     data = {
         "clip": clip.name,
+        "truth_sha256": truth_fingerprint(clip),
         "detector": detector,
         "made_with": "python tests/e2e/refresh_baselines.py",
         "metrics": headline(result),

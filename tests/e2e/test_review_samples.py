@@ -20,7 +20,7 @@ import pytest
 
 from referee.cli import main
 from referee.evaluate import evaluate
-from tests.e2e.harness import baseline_path, clips, compare, review_clip
+from tests.e2e.harness import baseline_path, clips, compare, review_clip, truth_fingerprint
 
 CLIPS = clips()
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -38,7 +38,11 @@ needs_clips = pytest.mark.skipif(not CLIPS, reason="sample_videos/ holds no clip
 def _check(result: dict[str, object], clip: Path, detector: str) -> None:
     path = baseline_path(clip, detector)
     assert path.exists(), f"no baseline {path.name}: run python tests/e2e/refresh_baselines.py"
-    failures = compare(result, json.loads(path.read_text()))  # type: ignore[arg-type]
+    baseline = json.loads(path.read_text())
+    assert baseline.get("truth_sha256") == truth_fingerprint(clip), (
+        f"{clip.name} changed since {path.name} was made: run python tests/e2e/refresh_baselines.py"
+    )
+    failures = compare(result, baseline)  # type: ignore[arg-type]
     assert not failures, f"{clip.name} ({detector} detector) below baseline:\n" + "\n".join(
         failures
     )
@@ -94,6 +98,24 @@ def test_quick_clip_through_the_command_line(tmp_path: Path) -> None:
             check=True,
         ).stdout
         assert len(re.findall(r'id="shot-\d+"', dom)) == shots
+
+
+@needs_clips
+def test_annotated_video_is_written_and_readable(tmp_path: Path) -> None:
+    assert QUICK is not None
+    args = ["review", str(QUICK / "video.mp4"), "--calibration", str(QUICK / "calibration.json")]
+    args += ["--out", str(tmp_path), "--annotate", "--max-frames", "90", "--no-progress"]
+    args += ["--truth-detector", str(QUICK)]
+    assert main(args) == 0
+    import cv2
+
+    capture = cv2.VideoCapture(str(tmp_path / "annotated.mp4"))
+    frames = 0
+    while capture.read()[0]:
+        frames += 1
+    capture.release()
+    assert frames == 90
+    assert not list(tmp_path.glob("*.partial*"))
 
 
 @needs_clips
