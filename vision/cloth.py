@@ -121,9 +121,9 @@ class TableView:
         radius = np.full(mask.shape, float(radius_px), np.float32)
         reach = max(1, round(radius_px * 0.5))
         centre_valid = cv2.erode(mask, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
-        core = np.asarray(cv2.erode(mask, np.ones((8 * reach + 1,) * 2, np.uint8)), np.uint8)
-        band = (mask > 0) & (core == 0)
-        return cls(mask, np.asarray(centre_valid, np.uint8), radius, None, band.astype(np.uint8))
+        # Without a camera nothing says where cushion faces are: no static band.
+        band = np.zeros_like(mask)
+        return cls(mask, np.asarray(centre_valid, np.uint8), radius, None, band)
 
     @property
     def size(self) -> tuple[int, int]:
