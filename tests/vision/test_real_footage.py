@@ -50,7 +50,7 @@ def _cloth_mask(image: np.ndarray) -> np.ndarray:
     mask = cv2.morphologyEx(
         (distance < 25).astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)
     )
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    _count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     largest = (labels == 1 + np.argmax(stats[1:, cv2.CC_STAT_AREA])).astype(np.uint8)
     contours, _ = cv2.findContours(largest, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     filled = np.zeros_like(largest)
