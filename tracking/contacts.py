@@ -190,3 +190,46 @@ def contact_chain(
             return chain
         frontier = following
     return None
+
+
+def jaw_tips_mm(table: TableSpec) -> tuple[FloatArray, tuple[str, ...]]:
+    """(12, 2) ends of the six cushion noses (the pocket jaw tips) and their cushion names."""
+    from calibration.table import Cushion
+
+    points, names = [], []
+    for cushion in Cushion:
+        for end in table.cushion_segment_mm(cushion):
+            points.append(end)
+            names.append(str(cushion))
+    return np.array(points, dtype=np.float64), tuple(names)
+
+
+def jaw_score(
+    tips: tuple[FloatArray, tuple[str, ...]],
+    xy_mm: FloatArray,
+    velocities: tuple[FloatArray, FloatArray],
+    reach_mm: float,
+) -> tuple[str | None, float]:
+    """Which pocket jaw tip best explains a velocity change at ``xy_mm``, and how well.
+
+    A jaw tip acts as a round cushion: the change must point from the tip to the centre and
+    the ball must have been heading into the tip. Jaws count as the cushion they end.
+
+    Returns:
+        (cushion name, cosine of the change with the tip normal), or (None, 0.0).
+    """
+    points, names = tips
+    v_before, v_after = velocities
+    change = v_after - v_before
+    size = float(np.linalg.norm(change))
+    offset = xy_mm[None, :] - points
+    distance = np.linalg.norm(offset, axis=1)
+    near = (distance <= reach_mm) & (distance > 1e-6)
+    if size < 1e-9 or not near.any():
+        return None, 0.0
+    normal = offset / np.where(near, distance, 1.0)[:, None]
+    cosine = (normal @ change) / size
+    toward = normal @ v_before < 0.0
+    score = np.where(near & toward & (cosine > 0.0), cosine, 0.0)
+    best = int(np.argmax(score))
+    return (names[best], float(score[best])) if score[best] > 0.0 else (None, 0.0)

@@ -124,6 +124,7 @@ class EventDetector:
         self._last_time: float | None = None
         self._last_frame = 0
         self._history = PositionHistory(4)
+        self._jaw_tips = contacts.jaw_tips_mm(table)
         self._alive = np.zeros(NUM_CLASSES, bool)
         self._moving = np.zeros(NUM_CLASSES, bool)
         self._anchor = np.full((NUM_CLASSES, 2), np.nan)
@@ -551,8 +552,13 @@ class EventDetector:
         others[~self._alive] = np.nan
         reach = self.table.ball_diameter_mm + self.config.ball_contact_tolerance_mm
         other, ball_fit = contacts.ball_score(xy, after[2] - before[2], others, reach)
-        if max(cushion_fit, ball_fit) < self.config.explain_min_cosine:
+        jaw, jaw_fit = contacts.jaw_score(
+            self._jaw_tips, xy, (before[2], after[2]), radius + self.config.cushion_tolerance_mm
+        )
+        if max(cushion_fit, ball_fit, jaw_fit) < self.config.explain_min_cosine:
             return None
+        if jaw is not None and jaw_fit > max(cushion_fit, ball_fit):
+            return self._cushion_event(ball, jaw, t_kink)
         if ball_fit >= cushion_fit:
             if not self._changed_too(other):
                 return None
@@ -587,12 +593,16 @@ class EventDetector:
         t_contact = reach if reach is not None and abs(reach - t_kink) <= 2 * self._dt else t_kink
         xy = before[1] + before[2] * (t_contact - before[0])
         cushion = self.table.nearest_cushion(float(xy[0]), float(xy[1]))
+        return self._cushion_event(ball, str(cushion), t_contact)
+
+    def _cushion_event(self, ball: int, cushion: str, t_contact: float) -> Event | None:
+        """A cushion contact, unless the same ball touched the same cushion just before."""
         merge_s = max(3.0 * self._dt, 2.0 * self.config.fit_window_s)
-        if t_contact - self._last_cushion.get((ball, str(cushion)), -np.inf) <= merge_s:
+        if t_contact - self._last_cushion.get((ball, cushion), -np.inf) <= merge_s:
             return None
-        self._last_cushion[(ball, str(cushion))] = t_contact
+        self._last_cushion[(ball, cushion)] = t_contact
         frame = self._frame_of(t_contact)
-        return Event(frame, t_contact, EventKind.BALL_CUSHION, (ball,), cushion=str(cushion))
+        return Event(frame, t_contact, EventKind.BALL_CUSHION, (ball,), cushion=cushion)
 
     # ----------------------------------------------------------------- shot end
     def _shot_end(self, trackset: TrackSet) -> list[Event]:
