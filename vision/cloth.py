@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -161,15 +161,29 @@ def cloth_distance(
         dark_ratio: brightness ratio below which darkness counts; raising it finds the black
             ball on dark cloth better and lets deep shadows in.
     """
+    norm = np.sqrt(np.maximum(np.einsum("hwc,hwc->hw", cloth, cloth), 1.0)).astype(np.float32)
+    unit = (cloth / norm[..., None]).astype(np.float32)
+    return distance_along(image, unit, norm, dark_ratio)
+
+
+_SUM_CHANNELS = np.ones((1, 3), np.float32)
+
+
+def distance_along(
+    image: NDArray[np.uint8],
+    unit: NDArray[np.float32],
+    norm: NDArray[np.float32],
+    dark_ratio: float,
+) -> NDArray[np.float32]:
+    """`cloth_distance` with the cloth given as (H, W, 3) unit colour directions and
+    (H, W) lengths (the fast form the detector uses every frame)."""
     pixels = image.astype(np.float32)
-    norm2 = np.maximum(np.einsum("hwc,hwc->hw", cloth, cloth), 1.0)
-    ratio = np.einsum("hwc,hwc->hw", pixels, cloth) / norm2
-    residual = pixels - ratio[..., None] * cloth
-    norm = np.sqrt(norm2)
-    bright = np.maximum(ratio - 1.0, 0.0) * norm
-    dark = np.maximum(dark_ratio - ratio, 0.0) * (norm / max(dark_ratio, 1e-3))
-    squared = np.einsum("hwc,hwc->hw", residual, residual) + bright * bright + dark * dark
-    distance: NDArray[np.float32] = np.sqrt(squared).astype(np.float32)
+    along = cv2.transform(cv2.multiply(pixels, unit), _SUM_CHANNELS)
+    squared = cv2.transform(cv2.multiply(pixels, pixels), _SUM_CHANNELS)
+    residual = np.maximum(squared - along * along, 0.0)
+    bright = np.maximum(along - norm, 0.0)
+    dark = np.maximum(dark_ratio * norm - along, 0.0) * np.float32(1.0 / max(dark_ratio, 1e-3))
+    distance: NDArray[np.float32] = np.sqrt(residual + bright * bright + dark * dark)
     return distance
 
 
@@ -184,6 +198,14 @@ class ClothModel:
 
     bgr: NDArray[np.float32]
     noise: float
+    unit: NDArray[np.float32] = field(init=False, repr=False)
+    norm: NDArray[np.float32] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        squared = np.einsum("hwc,hwc->hw", self.bgr, self.bgr)
+        norm = np.sqrt(np.maximum(squared, 1.0)).astype(np.float32)
+        object.__setattr__(self, "norm", norm)
+        object.__setattr__(self, "unit", (self.bgr / norm[..., None]).astype(np.float32))
 
     @classmethod
     def learn(cls, image: NDArray[np.uint8], view: TableView, dark_ratio: float) -> ClothModel:

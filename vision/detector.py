@@ -33,7 +33,7 @@ from vision.candidates import (
     refine_centres,
     streaks,
 )
-from vision.cloth import ClothModel, TableView, cloth_distance, with_static_edges
+from vision.cloth import ClothModel, TableView, distance_along, with_static_edges
 from vision.identify import Identifier, IdentifierConfig
 from vision.mosaic import Box, Mosaic, merge_boxes, pack
 from vision.types import NUM_CLASSES, Detections, Frame
@@ -79,7 +79,7 @@ class DetectorConfig:
     min_free_ring: float = 0.55
     edge_gradient: float = 2.5
     min_ring_votes: float = 0.15
-    hint_window_radii: float = 3.0
+    hint_window_radii: float = 2.5
     surface_margin_mm: float = 20.0
     refine_iterations: int = 3
     find_streaks: bool = True
@@ -161,20 +161,43 @@ class BallDetector:
         self._check_size(frame)
         if self.cloth is None:
             self.learn_cloth(frame)
-        boxes = self._boxes(hint_xy_px)
-        if not boxes:
-            return Detections.empty()
-        mosaic = pack(boxes, self._bounds)
-        region = self._search_region(frame.image, mosaic)
-        xy, confidence, pixels = self._find(region, mosaic)
-        return self._assemble(mosaic.to_frame(xy) if len(xy) else xy, confidence, pixels)
-
-    def _boxes(self, hint_xy_px: NDArray[np.floating] | None) -> list[Box]:
-        full = self._bounds
         if hint_xy_px is None:
-            return [full] if full[2] > full[0] and full[3] > full[1] else []
+            xy, confidence, pixels = self._search(frame.image, None, thorough=True)
+            return self._assemble(xy, confidence, pixels)
         hints = np.asarray(hint_xy_px, np.float64).reshape(-1, 2)
         hints = hints[np.all(np.isfinite(hints), axis=1)]
+        # Fast pass: foreground blobs only. Hints it leaves unexplained (a ball of the
+        # cloth's colour, a blurred one) get a second, thorough pass over their windows.
+        xy, confidence, pixels = self._search(frame.image, hints, thorough=False)
+        if len(hints):
+            gaps = np.linalg.norm(hints[:, None, :] - xy[None, :, :], axis=2)
+            unexplained = ~np.any(gaps < 1.5 * self._radius_at(hints)[:, None], axis=1)
+            if unexplained.any():
+                more_xy, more_confidence, more_pixels = self._search(
+                    frame.image, hints[unexplained], thorough=True
+                )
+                xy = np.vstack([xy, more_xy])
+                confidence = np.concatenate([confidence, more_confidence])
+                pixels = pixels + more_pixels
+        return self._assemble(xy, confidence, pixels)
+
+    def _search(
+        self, image: NDArray[np.uint8], hints: NDArray[np.float64] | None, thorough: bool
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]:
+        """Centres (frame px), confidences and pixels of the balls in the windows around
+        the hints (None: the whole table)."""
+        boxes = self._boxes(hints)
+        if not boxes:
+            return np.zeros((0, 2)), np.zeros(0), []
+        mosaic = pack(boxes, self._bounds)
+        region = self._search_region(image, mosaic)
+        xy, confidence, pixels = self._find(region, mosaic, thorough)
+        return (mosaic.to_frame(xy) if len(xy) else xy), confidence, pixels
+
+    def _boxes(self, hints: NDArray[np.float64] | None) -> list[Box]:
+        full = self._bounds
+        if hints is None:
+            return [full] if full[2] > full[0] and full[3] > full[1] else []
         half = np.ceil(self.config.hint_window_radii * self._radius_at(hints)) + 2
         boxes = np.column_stack([hints - half[:, None], hints + half[:, None] + 1])
         boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], full[0], full[2])
@@ -185,8 +208,8 @@ class BallDetector:
     def _search_region(self, image: NDArray[np.uint8], mosaic: Mosaic) -> SearchRegion:
         assert self.cloth is not None
         crop = mosaic.gather(image)
-        cloth = mosaic.gather(self.cloth.bgr)
-        distance = cloth_distance(crop, cloth, self.config.dark_ratio)
+        unit, norm = mosaic.gather(self.cloth.unit), mosaic.gather(self.cloth.norm)
+        distance = distance_along(crop, unit, norm, self.config.dark_ratio)
         distance *= mosaic.gather(self.view.valid)
         foreground = (distance > self.threshold).astype(np.uint8)
         grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
@@ -205,12 +228,17 @@ class BallDetector:
         return SearchRegion(crop, distance, foreground, radius, gradient, centre_valid)
 
     def _find(
-        self, region: SearchRegion, mosaic: Mosaic
+        self, region: SearchRegion, mosaic: Mosaic, thorough: bool
     ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]:
-        """Centres (mosaic px), confidences and pixels of the balls in a region."""
+        """Centres (mosaic px), confidences and pixels of the balls in a region; `thorough`
+        adds outline (circle Hough) candidates and motion-blur streaks."""
         config = self.config
         blobs = distance_peaks(region, config.min_peak_ratio, config.max_peak_ratio)
-        rings, _ = outline_peaks(region, config.edge_gradient, config.min_ring_votes)
+        rings = (
+            outline_peaks(region, config.edge_gradient, config.min_ring_votes)[0]
+            if thorough
+            else np.zeros((0, 2))
+        )
         candidates = merge_candidates(blobs, rings, _at(region.radius, rings))
         if len(candidates) == 0:
             return np.zeros((0, 2)), np.zeros(0), []
@@ -235,7 +263,7 @@ class BallDetector:
         keep &= (mosaic.tile_of(xy) >= 0) & (_at(region.centre_valid, xy) > 0)
         xy, radius, score = xy[keep], radius[keep], score[keep]
         pixels = ball_pixels(region.image, xy, radius)
-        if config.find_streaks:
+        if config.find_streaks and thorough:
             blurred, blurred_score, blurred_pixels = streaks(region, xy, 0.5 * self.threshold)
             usable = blurred_score >= config.min_confidence
             xy = np.vstack([xy, blurred[usable]])

@@ -89,30 +89,74 @@ def ball_features(
     pixels_bgr: NDArray[np.uint8], gains: NDArray[np.float32], config: IdentifierConfig
 ) -> NDArray[np.float32]:
     """(5,) features of one ball (see FEATURES) from its (K, 3) uint8 BGR pixels."""
-    if len(pixels_bgr) == 0:
-        return np.array([0.0, 50.0, 0.0, 0.0, 0.0], np.float32)
-    balanced = np.clip(pixels_bgr.astype(np.float32) * gains / 255.0, 0.0, 1.0)
-    lab = cv2.cvtColor(balanced.reshape(1, -1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3)
-    chroma = np.hypot(lab[:, 1], lab[:, 2])
-    # White is near-neutral and near the ball's own brightest: shading greys the far side
-    # of a white ball, so a fixed lightness would call half the cue ball grey.
-    bright = float(np.percentile(lab[:, 0], 95))
-    floor = max(config.white_lightness, config.white_relative * bright)
-    white = (chroma <= config.white_chroma) & (lab[:, 0] >= floor)
-    white_fraction = float(white.mean())
-    others = lab[~white]
-    if len(others) < max(3, 0.03 * len(lab)):
-        return np.array([white_fraction, 50.0, 0.0, 0.0, 0.0], np.float32)
-    chroma_others = chroma[~white]
-    chromatic = chroma_others >= 15.0
-    if chromatic.sum() >= max(3, 0.08 * len(others)):
-        # The colour is the median of the more saturated coloured pixels: shading greys a
-        # ball's rim and the edge mixes in the cloth.
-        coloured, coloured_chroma = others[chromatic], chroma_others[chromatic]
-        colour = np.median(coloured[coloured_chroma >= np.median(coloured_chroma)], axis=0)
-    else:
-        colour = np.median(others, axis=0)
-    return np.array([white_fraction, *colour, 1.0 - white_fraction], np.float32)
+    features: NDArray[np.float32] = frame_features([pixels_bgr], gains, config)[0]
+    return features
+
+
+def _segment_quantile(
+    values: NDArray[np.float32],
+    segment: NDArray[np.int64],
+    keep: NDArray[np.bool_],
+    count: int,
+    q: float,
+) -> NDArray[np.float64]:
+    """(count,) q-quantile (lower) of the kept values of each segment; NaN where none."""
+    order = np.lexsort((values, ~keep, segment))
+    kept = np.bincount(segment[keep], minlength=count)
+    starts = np.concatenate([[0], np.cumsum(np.bincount(segment, minlength=count))[:-1]])
+    index = np.minimum(
+        starts + np.floor(q * np.maximum(kept - 1, 0)).astype(np.int64), len(values) - 1
+    )
+    out: NDArray[np.float64] = values[order][index].astype(np.float64)
+    out[kept == 0] = np.nan
+    return out
+
+
+def frame_features(
+    pixels: list[NDArray[np.uint8]], gains: NDArray[np.float32], config: IdentifierConfig
+) -> NDArray[np.float32]:
+    """(N, 5) features (see FEATURES) of N balls from their (K_i, 3) uint8 BGR pixels, all
+    balls at once.
+
+    White is near-neutral and near the ball's own brightest (shading greys the far side of
+    a white ball, so a fixed lightness would call half the cue ball grey). The colour is the
+    median of the more saturated coloured pixels: shading greys a ball's rim and the edge
+    mixes in the cloth; a ball with hardly any coloured pixel (cue, 8) takes the median of
+    its non-white pixels.
+    """
+    count = len(pixels)
+    sizes = np.array([len(p) for p in pixels], np.int64)
+    out = np.tile(np.array([0.0, 50.0, 0.0, 0.0, 0.0], np.float32), (count, 1))
+    if sizes.sum() == 0:
+        return out
+    segment = np.repeat(np.arange(count), sizes)
+    stacked = np.concatenate(pixels, axis=0).astype(np.float32)
+    balanced = np.clip(stacked * gains / 255.0, 0.0, 1.0)
+    lab = np.asarray(
+        cv2.cvtColor(balanced.reshape(1, -1, 3), cv2.COLOR_BGR2Lab).reshape(-1, 3), np.float32
+    )
+    chroma = np.hypot(lab[:, 1], lab[:, 2]).astype(np.float32)
+    everything = np.ones(len(lab), bool)
+    bright = _segment_quantile(lab[:, 0], segment, everything, count, 0.95)
+    floor = np.maximum(config.white_lightness, config.white_relative * np.nan_to_num(bright))
+    white = (chroma <= config.white_chroma) & (lab[:, 0] >= floor[segment])
+    white_fraction = np.bincount(segment, white, minlength=count) / np.maximum(sizes, 1)
+    others = ~white
+    chromatic = others & (chroma >= 15.0)
+    n_others = np.bincount(segment, others, minlength=count)
+    use_chroma = np.bincount(segment, chromatic, minlength=count) >= np.maximum(3, 0.08 * n_others)
+    median_chroma = _segment_quantile(chroma, segment, chromatic, count, 0.5)
+    saturated = chromatic & (chroma >= np.nan_to_num(median_chroma, nan=np.inf)[segment])
+    chosen = np.where(use_chroma[segment], saturated, others)
+    colour = np.column_stack(
+        [_segment_quantile(lab[:, c], segment, chosen, count, 0.5) for c in range(3)]
+    )
+    has_colour = (n_others >= np.maximum(3, 0.03 * sizes)) & np.all(np.isfinite(colour), axis=1)
+    out[:, 0] = white_fraction
+    out[has_colour, 1:4] = colour[has_colour]
+    out[has_colour, 4] = 1.0 - white_fraction[has_colour]
+    out[sizes == 0, 0] = 0.0
+    return out
 
 
 def class_scores(
@@ -221,7 +265,7 @@ class Identifier:
         if not pixels:
             return np.zeros((0, len(FEATURES)), np.float32)
         gains = white_balance_gains(np.concatenate(pixels, axis=0))
-        return np.stack([ball_features(p, gains, self.config) for p in pixels])
+        return frame_features(pixels, gains, self.config)
 
     def independent(self, features: NDArray[np.float32]) -> NDArray[np.float32]:
         """(N, 11) per-ball probabilities, ignoring the other balls; with several palettes,
