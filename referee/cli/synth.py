@@ -18,7 +18,8 @@ from typing import Any
 
 SHOT_HELP = (
     "comma-separated shot kinds in order, e.g. break,pot,wrong-ball. Simulated: break, pot, "
-    "pot-with-others, several-pockets, wrong-ball, no-cushion, scratch, combo-10, safety, any. "
+    "pot-with-others, several-pockets, wrong-ball, no-cushion, scratch, combo-10, safety, "
+    "push-out (declared; only legal right after a legal break), any, rail-drive. "
     "Scripted on top of the physics: off-table, nudge, moving-strike, lip-late, lip-stay."
 )
 

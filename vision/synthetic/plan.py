@@ -148,6 +148,8 @@ def _assemble(request: ShotRequest, positions: Positions, found: FoundShot) -> P
         )
     if request.kind == "safety":
         shot.declarations.append({"shot": request.number, "type": "safety"})
+    if request.kind == "push-out":
+        shot.declarations.append({"shot": request.number, "type": "push_out"})
     return shot
 
 
@@ -261,7 +263,7 @@ def plan_rack(
         time_s = shot.end_s + GAP_S
         lowest = min([b for b in shot.start if b != CUE], default=10)
         shot.facts = planner.facts(shot, moving)
-        in_hand = simple_foul(shot.facts, lowest)
+        in_hand = simple_foul(shot.facts, lowest) and kind != "push-out"
         if in_hand or not shot.facts["pocketed"]:
             shooter = "B" if shooter == "A" else "A"
         if CUE not in positions:

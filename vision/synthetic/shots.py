@@ -127,6 +127,10 @@ def _safety(facts: dict[str, Any], lowest: int) -> bool:
     )
 
 
+def _push_out(facts: dict[str, Any], lowest: int) -> bool:
+    return _clean(facts) and not facts["pocketed"]
+
+
 def _any_contact(facts: dict[str, Any], lowest: int) -> bool:
     return _legal_first(facts, lowest) and 10 not in _pocketed_balls(facts)
 
@@ -145,6 +149,7 @@ KINDS: dict[str, ShotKind] = {
         ShotKind("safety", "lowest", (0.4, 1.6), _safety),
         ShotKind("any", "lowest", (1.0, 4.0), _any_contact),
         ShotKind("rail-drive", "lowest", (3.0, 7.0), _any_contact, rail_goal=True),
+        ShotKind("push-out", "other", (0.4, 1.2), _push_out),
     )
 }
 
