@@ -243,12 +243,13 @@ class BallDetector:
         if len(candidates) == 0:
             return np.zeros((0, 2)), np.zeros(0), []
         radius = _at(region.radius, candidates)
-        _, coverage = confidence(
-            region, candidates, radius, config.edge_gradient, config.min_free_ring
-        )
         plausible = _at(region.centre_valid, candidates) > 0
         candidates, radius = candidates[plausible], radius[plausible]
-        faint = coverage[plausible] < 0.5
+        if thorough:
+            coverage = confidence(region, candidates, radius, config.edge_gradient, 0.0)[1]
+            faint = coverage < 0.5
+        else:
+            faint = np.zeros(len(candidates), bool)
         if len(candidates) == 0:
             return np.zeros((0, 2)), np.zeros(0), []
         weight = np.clip((region.distance - 0.5 * self.threshold) / self.threshold, 0.0, 1.0)

@@ -217,7 +217,7 @@ def assign_identities(class_prob: NDArray[np.floating]) -> NDArray[np.int64]:
 
 
 def exclusive_probabilities(
-    class_prob: NDArray[np.floating], iterations: int = 30
+    class_prob: NDArray[np.floating], iterations: int = 12
 ) -> NDArray[np.float32]:
     """(N, 11) probabilities consistent with one ball per class.
 
