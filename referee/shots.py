@@ -23,6 +23,10 @@ CUE = 0
 SIMULTANEOUS_CONTACT_S = 0.004
 """Default time below which two first contacts cannot be ordered by a camera."""
 
+STRIKE_TIME_TOLERANCE_S = 0.02
+"""Events this much before the strike's estimated time still belong to the shot: a cue ball
+frozen to an object ball hits it at once, and the two times come from different fits."""
+
 FactsDict = dict[str, Any]
 
 
@@ -134,7 +138,7 @@ def facts_with_confidence(
         (e for e in events if all(b in known for b in e.balls)), key=lambda e: e.time_s
     )
     strike_time = next((e.time_s for e in ordered if e.kind == EventKind.STRIKE), -np.inf)
-    ordered = [e for e in ordered if e.time_s >= strike_time - 1e-9]
+    ordered = [e for e in ordered if e.time_s >= strike_time - STRIKE_TIME_TOLERANCE_S]
     facts: FactsDict = {}
     confidence: dict[str, float] = {}
     first_time = _first_contact(ordered, simultaneous_contact_s, facts, confidence)
@@ -298,7 +302,8 @@ class ShotSegmenter:
             self._is_break(tracks, in_play),
             sorted(int(b) for b in tracks.ball[fast]),
         )
-        shot.events = [strike, *(e for e in self._loose if e.time_s >= strike.time_s)]
+        early = strike.time_s - STRIKE_TIME_TOLERANCE_S
+        shot.events = [strike, *(e for e in self._loose if e.time_s >= early)]
         self._loose.clear()
         return shot
 

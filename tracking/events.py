@@ -364,14 +364,21 @@ class EventDetector:
         t_ref, p, v, n = fit_lines(times, xy[:, [ball]])
         anchor = self._anchor[ball]
         speed = float(np.linalg.norm(v[0]))
-        if n[0] < 2 or speed < self.config.start_min_speed_mm_s:
+        if n[0] < 2 or speed < 1e-6:
             self._moving[ball] = False
             self._anchor[ball] = p[0] if n[0] else anchor
             return []
         t_start = float(t_ref[0] + (anchor - p[0]) @ v[0] / speed**2)
         floor = min(float(times[0]) - 1.5 * self._dt, float(self._start_floor[ball]))
         t_start = min(max(t_start, floor), float(times[0]))
-        touches = self._find_touchers(ball, detected, t_start)
+        touches = self._find_touchers(ball, detected, t_start, self._fit_frames)
+        if not touches:
+            # A toucher that had just bounced is better seen over its last frames alone.
+            touches = self._find_touchers(ball, detected, t_start, 2)
+        if not touches and speed < self.config.start_min_speed_mm_s:
+            self._moving[ball] = False
+            self._anchor[ball] = p[0]
+            return []
         if touches:
             return [
                 Event(self._frame_of(t), t, EventKind.BALL_BALL, (a, b), confidence=conf)
@@ -401,10 +408,10 @@ class EventDetector:
         return Event(frame, t_start, EventKind.BALL_DISTURBED, (ball,), confidence=0.8)
 
     def _paths_before(
-        self, stop: int
+        self, stop: int, frames: int
     ) -> tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]]:
-        """Straight paths of every ball fitted on the frames just before push ``stop``."""
-        times, _, xy = self._history.window(stop - self._fit_frames - 1, stop)
+        """Straight paths of every ball fitted on ``frames`` + 1 frames before push ``stop``."""
+        times, _, xy = self._history.window(stop - frames - 1, stop)
         t_ref, p, v, n = fit_lines(times, xy)
         at_rest = ~self._moving & np.isfinite(self._anchor[:, 0])
         p = np.where(at_rest[:, None], self._anchor, p)
@@ -413,14 +420,14 @@ class EventDetector:
         return t_ref, p, v, n
 
     def _find_touchers(
-        self, ball: int, detected: int, t_start: float
+        self, ball: int, detected: int, t_start: float, frames: int
     ) -> list[tuple[int, int, float, float]]:
         """The contacts that set ``ball`` moving: [(striker, struck, time_s, confidence)].
 
         Usually one moving ball whose path came within a diameter of ``ball``; through balls
         frozen together (a rack), a chain from a moving ball over resting ones.
         """
-        t_ref, p, v, n = self._paths_before(detected)
+        t_ref, p, v, n = self._paths_before(detected, frames)
         diameter = self.table.ball_diameter_mm
         at_start = p + v * (t_start - t_ref)[:, None]
         was_moving = np.linalg.norm(v, axis=1) > self.config.start_min_speed_mm_s
@@ -463,7 +470,7 @@ class EventDetector:
         for other, started in self._start_count.items():
             if other == ball or not (detected - self._fit_frames - 2 <= started <= detected):
                 continue
-            _, _, xy = self._history.window(started, detected)
+            _, _, xy = self._history.window(started, detected + 1)
             seen = np.flatnonzero(np.isfinite(xy[:, other, 0]))
             if len(seen) == 0:
                 continue
