@@ -54,6 +54,9 @@ class EventConfig:
         disturb_min_rest_s: a ball must have been at rest this long before a start with
             nothing touching it counts as ``ball_disturbed`` (sooner, it is still creeping to
             a stop). Raising it misses more quick disturbances but calls fewer false ones.
+        disturb_clearance_mm: a ball that starts with another moving ball this close was
+            hit by it (a contact reported with low confidence), not disturbed. Raising it
+            calls fewer false disturbances (fouls) but misses some real ones.
         rest_radius_mm: a ball whose centre stays within this radius for ``rest_window_s``
             is at rest. Raising it declares balls at rest sooner.
         rest_window_s: see ``rest_radius_mm``. Raising it waits longer before a ball is at
@@ -85,6 +88,7 @@ class EventConfig:
     start_min_speed_mm_s: float = 30.0
     strike_min_speed_mm_s: float = 100.0
     disturb_min_rest_s: float = 0.5
+    disturb_clearance_mm: float = 230.0
     rest_radius_mm: float = 3.0
     rest_window_s: float = 0.15
     ball_contact_tolerance_mm: float = 15.0
@@ -385,8 +389,24 @@ class EventDetector:
                 for a, b, t, conf in touches
                 if self._remember(frozenset((a, b)), t)
             ]
+        near = self._nearest_mover(ball)
+        if near is not None and self._remember(frozenset((near, ball)), t_start):
+            # Something moving was close: a contact the paths could not pin down, rather
+            # than a ball touched by a hand (which would be a foul).
+            frame = self._frame_of(t_start)
+            return [Event(frame, t_start, EventKind.BALL_BALL, (near, ball), confidence=0.5)]
         event = self._unexplained_start(ball, t_start, speed)
         return [] if event is None else [event]
+
+    def _nearest_mover(self, ball: int) -> int | None:
+        """The nearest other moving ball within ``disturb_clearance_mm`` of ``ball``."""
+        where = np.where(np.isfinite(self._seen_xy[:, :1]), self._seen_xy, self._anchor)
+        distance = np.linalg.norm(where - self._anchor[ball], axis=1)
+        movers = self._alive & self._moving & (distance <= self.config.disturb_clearance_mm)
+        movers[ball] = False
+        if not movers.any():
+            return None
+        return int(np.argmin(np.where(movers, distance, np.inf)))
 
     def _unexplained_start(self, ball: int, t_start: float, speed: float) -> Event | None:
         """A strike, a disturbance, or (too slow, too soon after stopping) no event: a ball
