@@ -124,6 +124,8 @@ def viewers_main(url: str, count: int, seconds: float, out: Any) -> None:
 
     async def run() -> None:
         latency: dict[str, list[float]] = {}
+        if count == 0:  # a baseline run: the same duration with nobody watching
+            await asyncio.sleep(seconds)
         counts = await asyncio.gather(*(viewer(latency) for _ in range(count)))
         out.send({"latency": latency, "messages": sum(counts)})
 
@@ -158,6 +160,7 @@ def main() -> int:
             target=viewers_main, args=(server.ws_url, args.viewers, args.seconds, sender)
         )
         child.start()
+        cpu_start_s, wall_start_s = time.process_time(), time.monotonic()
         mjpeg_bytes = 0
         if args.mjpeg:
             with httpx.stream("GET", f"{server.url}/stream.mjpg", timeout=args.seconds + 5) as r:
@@ -167,6 +170,7 @@ def main() -> int:
                     if time.monotonic() > end:
                         break
         result = receiver.recv()
+        cpu_share = (time.process_time() - cpu_start_s) / (time.monotonic() - wall_start_s)
         child.join(10)
         health = httpx.get(f"{server.url}/api/health").json()
     source = health["source"]
@@ -180,6 +184,8 @@ def main() -> int:
               f"p99={_ms(values, .99):.1f} max={max(values) * 1000:.1f} "
               f"mean={statistics.fmean(values) * 1000:.1f}")  # fmt: skip
     print(f"server-side (capture->broadcast) ms: {health['latency_ms']}")
+    print(f"capture rate over the last second: {source['measured_fps']} fps")
+    print(f"service CPU (capture, pipeline work, store, broadcast): {cpu_share:.2f} cores")
     print(
         f"pipeline busy fraction {health['pipeline']['busy_fraction']}, mjpeg bytes {mjpeg_bytes}"
     )
