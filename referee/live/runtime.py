@@ -74,6 +74,10 @@ class LiveRuntime:
         self.last_frame: int | None = None
         self.event_latency_s: collections.deque[float] = collections.deque(maxlen=2000)
         self.call_latency_s: collections.deque[float] = collections.deque(maxlen=200)
+        self.event_delay_s: collections.deque[float] = collections.deque(maxlen=2000)
+        """From the capture of the frame an event happened on (the event detector reports
+        events once certain, a few frames late) to its broadcast."""
+        self._captured_at: collections.OrderedDict[int, float] = collections.OrderedDict()
         self._last_status: dict[str, Any] = {}
         self._watchdog: asyncio.Task[None] | None = None
         self._judging_captured_s: float | None = None
@@ -161,9 +165,16 @@ class LiveRuntime:
     def on_output(self, output: FrameOutput) -> None:
         """One frame's output, on the loop: events, balls, then shots (judged and called)."""
         self.last_frame = output.frame
+        self._captured_at[output.frame] = output.captured_s
+        while len(self._captured_at) > 3600:
+            self._captured_at.popitem(last=False)
         for event in output.events:
             self.referee.on_event(event | {"captured_s": output.captured_s})
-            self.event_latency_s.append(time.monotonic() - output.captured_s)
+            now_s = time.monotonic()
+            self.event_latency_s.append(now_s - output.captured_s)
+            happened_s = self._captured_at.get(int(event.get("frame", -1)))
+            if happened_s is not None:
+                self.event_delay_s.append(now_s - happened_s)
         if output.balls is not None:
             self.balls = output.balls
             self.manager.broadcast(
@@ -210,6 +221,8 @@ class LiveRuntime:
                 "event_p50": _percentile_ms(self.event_latency_s, 0.5),
                 "event_p99": _percentile_ms(self.event_latency_s, 0.99),
                 "call_p99": _percentile_ms(self.call_latency_s, 0.99),
+                "event_since_it_happened_p50": _percentile_ms(self.event_delay_s, 0.5),
+                "event_since_it_happened_p99": _percentile_ms(self.event_delay_s, 0.99),
             },
             "match_id": self.referee.match_id,
             "db": str(self.settings.db),
