@@ -82,6 +82,22 @@ def _caption(event: Event, kind: str) -> str:
     return f"strike (frame {event.frame})"
 
 
+def table_region_px(
+    corners_px: dict[str, tuple[float, float]], image_size: tuple[int, int], margin: float = 0.12
+) -> tuple[int, int, int, int]:
+    """(u0, v0, u1, v1): the box around the table's corners grown by `margin` of its size,
+    inside the image (the evidence pictures show the table, not the room)."""
+    uv = np.array(list(corners_px.values()), np.float64).reshape(-1, 2)
+    low, high = uv.min(axis=0), uv.max(axis=0)
+    grow = (high - low) * margin
+    width, height = image_size
+    u0, v0 = np.maximum(np.floor(low - grow), 0).astype(int)
+    u1, v1 = np.minimum(np.ceil(high + grow), (width, height)).astype(int)
+    if u1 - u0 < 16 or v1 - v0 < 16:
+        return (0, 0, width, height)
+    return (int(u0), int(v0), int(u1), int(v1))
+
+
 class EvidenceCollector:
     """Keeps the last frames and cuts evidence pictures for strikes, first contacts, pockets.
 
@@ -90,9 +106,18 @@ class EvidenceCollector:
             (measured at most 7 frames on the sample clips). Each kept frame costs one image.
         width_px: width of the evidence pictures.
         jpeg_quality: 0..100; raising it makes the report larger.
+        region_px: (u0, v0, u1, v1) part of the image the pictures show (the table and a
+            margin), None for the whole frame.
     """
 
-    def __init__(self, keep_frames: int = 30, width_px: int = 480, jpeg_quality: int = 70) -> None:
+    def __init__(
+        self,
+        keep_frames: int = 30,
+        width_px: int = 480,
+        jpeg_quality: int = 70,
+        region_px: tuple[int, int, int, int] | None = None,
+    ) -> None:
+        self._region = region_px
         self._frames: deque[Frame] = deque(maxlen=keep_frames)
         self._tracks: deque[TrackSet] = deque(maxlen=keep_frames)
         self._width = width_px
@@ -134,13 +159,15 @@ class EvidenceCollector:
         if found is None:
             return
         frame, tracks = found
-        scale = self._width / frame.image.shape[1]
-        size = (self._width, max(1, round(frame.image.shape[0] * scale)))
-        image = cv2.resize(frame.image, size, interpolation=cv2.INTER_AREA)
+        height, width = frame.image.shape[:2]
+        u0, v0, u1, v1 = self._region or (0, 0, width, height)
+        scale = self._width / max(1, u1 - u0)
+        size = (self._width, max(1, round((v1 - v0) * scale)))
+        image = cv2.resize(frame.image[v0:v1, u0:u1], size, interpolation=cv2.INTER_AREA)
         for ball in event.balls:
             hit = np.flatnonzero(tracks.ball == ball)
             if len(hit) and np.all(np.isfinite(tracks.xy_px[hit[0]])):
-                u, v = tracks.xy_px[hit[0]] * scale
+                u, v = (tracks.xy_px[hit[0]] - (u0, v0)) * scale
                 cv2.circle(image, (round(u), round(v)), 14, (0, 255, 255), 2, cv2.LINE_AA)
         ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self._quality])
         if ok:

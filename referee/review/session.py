@@ -18,7 +18,7 @@ from calibration.table import TableSpec
 from referee.declarations import DeclarationLog
 from referee.pipeline import Detector, FrameResult, Pipeline, PipelineConfig
 from referee.review.annotate import AnnotatedVideo
-from referee.review.history import EvidenceCollector, TrackHistory
+from referee.review.history import EvidenceCollector, TrackHistory, table_region_px
 from referee.review.outputs import ReviewWriter, write_json_atomic
 from referee.review.plot import encode_png, plot_shot
 from referee.review.report import ReportInput, ShotView, render_report
@@ -88,7 +88,8 @@ class Review:
         self.pipeline = Pipeline(calibration, options.config, detector, self.declarations)
         self.writer = ReviewWriter(options.out_dir)
         self.history = TrackHistory()
-        self.evidence = EvidenceCollector()
+        region = table_region_px(calibration.corners_px, calibration.image_size)
+        self.evidence = EvidenceCollector(region_px=region)
         self.video: AnnotatedVideo | None = None
         self.run = _Run()
         self.calibration_info: dict[str, Any] = {"source": "file"}

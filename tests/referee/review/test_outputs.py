@@ -7,8 +7,10 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from referee.evaluate_io import read_tracks
+from referee.review.history import table_region_px
 from referee.review.outputs import TRACKS_HEADER, ReviewWriter, write_json_atomic
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 
@@ -60,3 +62,18 @@ def test_summary_is_replaced_atomically(tmp_path: Path) -> None:
     write_json_atomic(tmp_path / "summary.json", {"frames": 2})
     assert json.loads((tmp_path / "summary.json").read_text()) == {"frames": 2}
     assert not list(tmp_path.glob("*.tmp"))
+
+
+@pytest.mark.parametrize(
+    ("corners", "expected"),
+    [
+        ({"a": (100.0, 100.0), "b": (300.0, 200.0)}, (76, 88, 324, 212)),
+        ({"a": (0.0, 0.0), "b": (640.0, 360.0)}, (0, 0, 640, 360)),
+        ({"a": (5.0, 5.0), "b": (6.0, 6.0)}, (0, 0, 640, 360)),
+    ],
+    ids=["inside", "clipped-to-image", "degenerate-whole-frame"],
+)
+def test_evidence_shows_the_table_and_a_margin(
+    corners: dict[str, tuple[float, float]], expected: tuple[int, int, int, int]
+) -> None:
+    assert table_region_px(corners, (640, 360)) == expected
