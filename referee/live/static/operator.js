@@ -110,9 +110,16 @@
     b.innerHTML = `<span>${n}</span>`;
     b.onclick = () => pickBall(n);
     $("balls").appendChild(b);
+    for (const select of [$("c-first"), $("c-call-ball")]) {
+      const opt = document.createElement("option");
+      opt.value = n; opt.textContent = n;
+      select.appendChild(opt);
+    }
+  }
+  for (const pocket of Tenball.POCKETS) {
     const opt = document.createElement("option");
-    opt.value = n; opt.textContent = n;
-    $("c-first").appendChild(opt);
+    opt.value = pocket; opt.textContent = Tenball.POCKET_LABEL[pocket];
+    $("c-call-pocket").appendChild(opt);
   }
   for (const [name, label] of Object.entries(FOULS)) {
     const b = document.createElement("button");
@@ -146,8 +153,17 @@
         return { ball: Number(ball), pocket };
       });
     }
+    const cushion = $("c-cushion").value.trim();
+    if (cushion) {
+      facts.cushion_after_first_contact = cushion === "none" ? [] :
+        cushion.split(/[ ,]+/).filter(Boolean).map((b) => (b === "cue" ? "cue" : Number(b)));
+    }
     if ($("c-scratch").checked) facts.cue_ball_pocketed = true;
-    post("/api/correct", { facts, reason: $("c-reason").value.trim() || "operator correction" }, "call corrected");
+    const body = { facts, reason: $("c-reason").value.trim() || "operator correction" };
+    if ($("c-call-ball").value && $("c-call-pocket").value) {
+      body.call = { ball: Number($("c-call-ball").value), pocket: $("c-call-pocket").value };
+    }
+    post("/api/correct", body, "call corrected");
   };
 
   function render(msg) {

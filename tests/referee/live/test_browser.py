@@ -132,3 +132,29 @@ def test_overlay_shows_a_camera_outage(tmp_path: Path, browser: Browser) -> None
         )
         _keep_shot(browser, tmp_path / "overlay-outage.png", transparent=True)
     assert "CAMERA LOST" in text and "no camera" in text
+
+
+def test_operator_corrects_the_last_call_from_the_page(tmp_path: Path, browser: Browser) -> None:
+    video = write_video(tmp_path / "clip.avi", frames=60, fps=30.0)
+    pipeline = break_script(strike=10, end=30)
+    pipeline.gate.clear()
+    settings = LiveSettings(source=str(video), db=tmp_path / "live.sqlite3", realtime=True)
+    with serve(settings, pipeline) as server:
+        body = {"players": {"A": "Alice", "B": "Bob"}, "breaker": "A"}
+        httpx.post(f"{server.url}/api/match", json=body, headers=server.auth()).raise_for_status()
+        browser.navigate(f"{server.url}/operator?token={server.token}")
+        browser.wait_for("document.querySelector('#p-A').classList.contains('turn')")
+        pipeline.gate.set()
+        headline = "document.querySelector('#last-call .headline').textContent"
+        browser.wait_for(f"{headline}.includes('Legal')", what="the camera's call")
+        browser.evaluate(
+            "document.getElementById('correct-panel').open = true;"
+            "document.getElementById('c-scratch').checked = true;"
+            "document.getElementById('c-reason').value = 'the cue ball dropped';"
+            "document.getElementById('correct').click()"
+        )
+        browser.wait_for(f"{headline}.includes('FOUL F1') && {headline}.includes('corrected')",
+                         what="the corrected call")  # fmt: skip
+        export = httpx.get(f"{server.url}/api/matches/1/export").json()
+    assert export["audit"][0]["correction"]["reason"] == "the cue ball dropped"
+    assert [c["superseded"] for c in export["calls"]] == [1, 0]
