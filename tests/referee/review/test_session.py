@@ -1,0 +1,98 @@
+"""A review that fails part-way leaves valid files for what it processed, and says so."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from calibration.camera import CameraModel
+from calibration.io import Calibration
+from calibration.table import TableSpec
+from referee.evaluate_io import read_tracks
+from referee.review.session import Review, ReviewOptions
+from vision.types import NUM_CLASSES, Detections, Frame
+
+TABLE = TableSpec()
+SIZE = (320, 180)
+
+
+def _calibration() -> Calibration:
+    centre = (TABLE.length_mm / 2, TABLE.width_mm / 2)
+    camera = CameraModel.look_at((*centre, 3000.0), (*centre, 0.0), SIZE, focal_px=200.0)
+    corners = {k: tuple(camera.project(np.array(v))[0]) for k, v in TABLE.corners_xy_mm().items()}
+    return Calibration(TABLE, camera, corners)  # type: ignore[arg-type]
+
+
+class Frames:
+    """A frame source of plain frames."""
+
+    fps = 60.0
+    frame_count = 40
+    path = Path("clip.mp4")
+
+    def __init__(self) -> None:
+        self.index = 0
+
+    def read(self) -> Frame | None:
+        if self.index >= self.frame_count:
+            return None
+        self.index += 1
+        return Frame(
+            np.zeros((SIZE[1], SIZE[0], 3), np.uint8), self.index - 1, (self.index - 1) / self.fps
+        )
+
+    def close(self) -> None:
+        pass
+
+
+class BrokenDetector:
+    """Sees the cue ball at rest, then fails at frame 25."""
+
+    def __init__(self, calibration: Calibration) -> None:
+        self.camera = calibration.camera
+
+    def detect(self, frame: Frame, hint_xy_px: NDArray[np.floating] | None = None) -> Detections:
+        if frame.index == 25:
+            raise RuntimeError("detector crashed")
+        xy_mm = np.array([[635.0, 635.0]])
+        probability = np.zeros((1, NUM_CLASSES))
+        probability[0, 0] = 1.0
+        return Detections(
+            self.camera.project(xy_mm, 28.575),
+            xy_mm,
+            np.array([5.0]),
+            np.array([0.99]),
+            probability,
+        )
+
+
+def test_a_failure_leaves_the_processed_frames_and_says_where(tmp_path: Path) -> None:
+    calibration = _calibration()
+    review = Review(
+        Frames(),
+        calibration,
+        None,
+        ReviewOptions(tmp_path, progress=False),
+        BrokenDetector(calibration),
+    )
+    with pytest.raises(RuntimeError, match="detector crashed"):
+        review.execute()
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["complete"] is False
+    assert summary["frames"] == 25 and "failed at frame 25" in summary["stopped"]
+    rows = read_tracks(tmp_path / "tracks.csv")
+    assert set(rows.frame.tolist()) == set(range(25))
+    html = (tmp_path / "report.html").read_text()
+    assert "failed at frame 25" in html and html.endswith("</html>\n")
+
+
+def test_max_frames_stops_early_and_completes(tmp_path: Path) -> None:
+    calibration = _calibration()
+    options = ReviewOptions(tmp_path, max_frames=10, progress=False)
+    summary = Review(Frames(), calibration, None, options, BrokenDetector(calibration)).execute()
+    assert summary["complete"] is True and summary["frames"] == 10
+    assert summary["stage_ms_per_frame"].keys() == {"detect", "track", "events", "shots", "rules"}
