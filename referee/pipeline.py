@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,6 +23,12 @@ from referee.declarations import DeclarationLog
 from referee.pipeline_calls import CallConfig, CallStage, ShotInput, ShotResult
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import Detections, Frame
+
+if TYPE_CHECKING:  # the stages are imported when a pipeline is built, not before
+    from referee.shots import ShotConfig
+    from tracking.events import EventConfig
+    from tracking.tracker import TrackerConfig
+    from vision.detector import DetectorConfig
 
 STAGES = ("detect", "track", "events", "shots", "rules")
 
@@ -60,10 +66,10 @@ class PipelineConfig:
             spotted 10, a cue ball in hand) sooner but costs time.
     """
 
-    detector: Any = None
-    tracker: Any = None
-    events: Any = None
-    shots: Any = None
+    detector: DetectorConfig | None = None
+    tracker: TrackerConfig | None = None
+    events: EventConfig | None = None
+    shots: ShotConfig | None = None
     calls: CallConfig = field(default_factory=CallConfig)
     full_search_every_frames: int = 60
 
