@@ -7,6 +7,9 @@ the region is the connected set of pixels close to it.
 
 from __future__ import annotations
 
+import functools
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -24,6 +27,10 @@ MIN_COLOUR_DISTANCE = 8.0
 MAX_COLOUR_DISTANCE = 40.0
 """Bounds on the Lab distance threshold chosen by Otsu's method; raising the upper bound lets
 the cloth region grow into similar-coloured surroundings."""
+
+GROW_STEP = (2.0, 1.5, 1.5)
+"""Largest Lab difference (L, a, b) between neighbouring pixels inside the grown cloth region;
+raising it lets the region leak across soft edges into the rails."""
 
 MIN_CLOTH_FRACTION = 0.05
 """Smallest share of the frame the cloth region may cover to count as a table."""
@@ -71,8 +78,9 @@ def lab_image(image: NDArray[np.uint8]) -> NDArray[np.float32]:
 def find_cloth(image: NDArray[np.uint8]) -> list[ClothRegion]:
     """Candidate cloth regions and their quadrilaterals in a BGR uint8 image.
 
-    One candidate per colour threshold that gives a four-sided region (see `_thresholds`);
-    the caller keeps the one whose table fits best.
+    One candidate per colour threshold that gives a four-sided region (see `_thresholds`)
+    and one grown from the middle (`_grown_mask`); the caller keeps the one whose table fits
+    best.
 
     Raises:
         TableNotFoundError: no threshold gives a large cloth-coloured region with four sides.
@@ -82,14 +90,18 @@ def find_cloth(image: NDArray[np.uint8]) -> list[ClothRegion]:
     distance = _colour_distance(lab, colour)
     found: list[ClothRegion] = []
     failure = "no colour threshold gave a cloth region"
-    for limit in _thresholds(distance):
+    makers: list[Callable[[], NDArray[np.uint8]]] = [
+        functools.partial(_cloth_mask, distance, limit) for limit in _thresholds(distance)
+    ]
+    makers.append(functools.partial(_grown_mask, lab, distance))
+    for make in makers:
         try:
-            mask = _cloth_mask(distance, limit)
-            outer = _outer_quad(mask)
+            mask = make()
+            quads = _outer_quads(mask)
         except TableNotFoundError as error:
             failure = str(error)
             continue
-        found.append(ClothRegion(mask=mask, colour_lab=colour, outer_px=outer))
+        found += [ClothRegion(mask=mask, colour_lab=colour, outer_px=quad) for quad in quads]
     if not found:
         raise TableNotFoundError(failure)
     return found
@@ -136,8 +148,27 @@ def _colour_distance(lab: NDArray[np.float32], colour: FloatArray) -> NDArray[np
 
 def _cloth_mask(distance: NDArray[np.float32], limit: float) -> NDArray[np.uint8]:
     """The filled region of colour distance below `limit` that covers the frame's middle."""
+    return _central_region((distance < limit).astype(np.uint8) * 255)
+
+
+def _grown_mask(lab: NDArray[np.float32], distance: NDArray[np.float32]) -> NDArray[np.uint8]:
+    """The cloth grown from its most typical pixel in the middle of the frame, step by step
+    between neighbours: follows slow drifts of colour across the cloth (a projector, a lamp's
+    pool of light) that a single threshold cuts, and stops at the sharp edge of a rail."""
     height, width = distance.shape
-    raw = (distance < limit).astype(np.uint8) * 255
+    middle = distance[height // 3 : 2 * height // 3, width // 3 : 2 * width // 3]
+    row, column = np.unravel_index(int(np.argmin(middle)), middle.shape)
+    smooth = cv2.GaussianBlur(np.clip(lab, 0, 255).astype(np.uint8), (0, 0), 2.0)
+    mask = np.zeros((height + 2, width + 2), np.uint8)
+    seed = (int(column + width // 3), int(row + height // 3))
+    flags = 4 | cv2.FLOODFILL_MASK_ONLY | (255 << 8)
+    cv2.floodFill(smooth, mask, seed, (0, 0, 0), GROW_STEP, GROW_STEP, flags)
+    return _central_region(mask[1:-1, 1:-1])
+
+
+def _central_region(raw: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """The filled component of a 0/255 mask that covers most of the frame's middle."""
+    height, width = raw.shape
     raw = np.asarray(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(raw, connectivity=4)
     centre = labels[height // 3 : 2 * height // 3, width // 3 : 2 * width // 3]
@@ -159,29 +190,70 @@ def _cloth_mask(distance: NDArray[np.float32], limit: float) -> NDArray[np.uint8
     return filled
 
 
-def _outer_quad(mask: NDArray[np.uint8]) -> FloatArray:
-    """Four corners around the region: the hull simplified to four sides, each side refitted
-    to the contour points along it (pocket notches and intrusions fall out as outliers)."""
+def _outer_quads(mask: NDArray[np.uint8]) -> list[FloatArray]:
+    """Quadrilaterals around the region, each side refitted to the contour points along it
+    (pocket notches and intrusions fall out as outliers). Two starting guesses: the hull
+    simplified to four sides, and the largest quadrilateral on the hull's vertices (robust to
+    an arm or a cue bulging over one side); both are kept when they differ."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     contour = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64)
     hull = cv2.convexHull(contour.astype(np.float32)).reshape(-1, 2).astype(np.float64)
-    quad = _simplify_to_quad(hull)
-    lines = [_refit_side(contour, quad[i], quad[(i + 1) % 4]) for i in range(4)]
-    corners = np.array([_intersect(lines[i - 1], lines[i]) for i in range(4)])
-    if _signed_area(corners) > 0:  # same turning sense as head_left, head_right, ...
-        corners = corners[::-1].copy()
-    return corners
+    quads: list[FloatArray] = []
+    for start in (_simplified_quad(hull), _largest_quad(hull)):
+        if start is None:
+            continue
+        lines = [_refit_side(contour, start[i], start[(i + 1) % 4]) for i in range(4)]
+        try:
+            corners = np.array([_intersect(lines[i - 1], lines[i]) for i in range(4)])
+        except TableNotFoundError:
+            continue
+        if _signed_area(corners) > 0:  # same turning sense as head_left, head_right, ...
+            corners = corners[::-1].copy()
+        if all(_quad_distance(corners, other) > 2.0 for other in quads):
+            quads.append(corners)
+    if not quads:
+        raise TableNotFoundError("the cloth region does not have four straight sides")
+    return quads
 
 
-def _simplify_to_quad(hull: FloatArray) -> FloatArray:
+def _quad_distance(first: FloatArray, second: FloatArray) -> float:
+    """Largest corner distance between two quads, over the four rotations of the second."""
+    return min(
+        float(np.max(np.linalg.norm(first - np.roll(second, k, axis=0), axis=1))) for k in range(4)
+    )
+
+
+def _simplified_quad(hull: FloatArray) -> FloatArray | None:
+    """The hull simplified (Douglas-Peucker) until it has four vertices, if it gets there."""
     perimeter = cv2.arcLength(hull.astype(np.float32), True)
     for fraction in np.linspace(0.005, 0.15, 60):
-        approx = cv2.approxPolyDP(hull.astype(np.float32), fraction * perimeter, True)
-        if len(approx) == 4:
-            return approx.reshape(4, 2).astype(np.float64)
-        if len(approx) < 4:
+        simplified = cv2.approxPolyDP(hull.astype(np.float32), fraction * perimeter, True)
+        if len(simplified) == 4:
+            four: FloatArray = np.asarray(simplified, dtype=np.float64).reshape(4, 2)
+            return four
+        if len(simplified) < 4:
             break
-    raise TableNotFoundError("the cloth region does not have four straight sides")
+    return None
+
+
+def _largest_quad(hull: FloatArray) -> FloatArray | None:
+    """The largest-area quadrilateral on the hull's vertices (the hull first reduced to at
+    most 16)."""
+    perimeter = cv2.arcLength(hull.astype(np.float32), True)
+    approx: FloatArray = hull
+    for fraction in np.linspace(0.002, 0.05, 25):
+        simplified = cv2.approxPolyDP(hull.astype(np.float32), fraction * perimeter, True)
+        approx = np.asarray(simplified, dtype=np.float64).reshape(-1, 2)
+        if len(approx) <= 16:
+            break
+    if len(approx) < 4 or len(approx) > 16:
+        return None
+    combos = np.array(list(itertools.combinations(range(len(approx)), 4)))
+    quads = approx[combos]  # (C, 4, 2), in hull order
+    x, y = quads[..., 0], quads[..., 1]
+    areas = 0.5 * np.abs(np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1))
+    out: FloatArray = quads[int(np.argmax(areas))]
+    return out
 
 
 def _refit_side(contour: FloatArray, start: FloatArray, end: FloatArray) -> FloatArray:

@@ -62,6 +62,9 @@ CLOTH_CHROMA = 12.0
 """Below this Lab chroma a cloth counts as grey, and the cushion top outside a nose must then
 be within this chroma distance of it."""
 
+OUTSIDE_SAMPLE_PX = 4.0
+"""How far outside a nose candidate its outer side is sampled (clear of the edge's blur)."""
+
 MIN_CUSHION_LIGHTNESS = 0.45
 """Least lightness, as a share of the cloth's, of a cushion top outside a nose."""
 
@@ -252,7 +255,7 @@ def _cloth_outside(edge: EdgeLine, lab: NDArray[np.float32], cloth_lab: FloatArr
     inward_sign = np.sign(np.mean(edge.points_px @ normal + edge.line[2]) - 0.0) or 1.0
     centre = np.array([lab.shape[1] / 2.0, lab.shape[0] / 2.0])
     toward_centre = np.sign(centre @ normal + edge.line[2]) or inward_sign
-    outside = edge.points_px - 2.5 * toward_centre * normal
+    outside = edge.points_px - OUTSIDE_SAMPLE_PX * toward_centre * normal
     u = np.clip(np.round(outside[:, 0]).astype(int), 0, lab.shape[1] - 1)
     v = np.clip(np.round(outside[:, 1]).astype(int), 0, lab.shape[0] - 1)
     outside_lab = np.median(lab[v, u], axis=0)
