@@ -32,6 +32,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--table", default="9ft", help="table size when finding the table: 9ft, 8ft or 7ft"
     )
+    parser.add_argument("--config", help="pipeline settings, TOML (see docs/review.md)")
     parser.add_argument("--annotate", action="store_true", help="also write annotated.mp4")
     parser.add_argument("--max-frames", type=int, help="stop after this many frames")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -52,15 +53,19 @@ def run(args: argparse.Namespace) -> int:
     from calibration.io import CalibrationError
     from calibration.table import TableSpec
     from referee.declarations import DeclarationsError
+    from referee.pipeline import PipelineConfig
+    from referee.pipeline_config import load_pipeline_config
     from referee.review.session import ReviewInputError, ReviewOptions
     from referee.review.start import open_review
     from vision.sources import SourceError
 
     try:
         table = TableSpec.from_name(args.table)
+        config = load_pipeline_config(args.config) if args.config else PipelineConfig()
     except ValueError as error:
         return _fail(str(error))
     options = ReviewOptions(
+        config=config,
         out_dir=Path(args.out),
         table=table,
         annotate=args.annotate,

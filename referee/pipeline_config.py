@@ -1,0 +1,95 @@
+"""`PipelineConfig` from a TOML file (style.md §8: configuration is loaded at the edge).
+
+```toml
+full_search_every_frames = 30
+
+[detector]          # vision.detector.DetectorConfig fields
+[tracker]           # tracking.tracker.TrackerConfig fields
+measurement_std_mm = 3.0
+[events]            # tracking.events.EventConfig fields
+[shots]             # referee.shots.ShotConfig fields
+[calls]
+review_below_confidence = 0.8
+[calls.rules]       # referee.rules.RulesConfig fields
+option_on_any_wrongful_pocket = true
+```
+
+Every key must name a field of its section; a typo is an error naming it, never ignored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from referee.pipeline import PipelineConfig
+from referee.pipeline_calls import CallConfig
+from referee.rules import RulesConfig
+
+
+class ConfigError(ValueError):
+    """A pipeline config file is unreadable or names an unknown field; the message says which."""
+
+
+def _build(kind: type[Any], values: Any, where: str) -> Any:
+    if not isinstance(values, dict):
+        raise ConfigError(f"[{where}] must be a table of settings")
+    names = {f.name for f in dataclasses.fields(kind)}
+    unknown = sorted(set(values) - names)
+    if unknown:
+        raise ConfigError(
+            f"unknown setting {where}.{unknown[0]}; known: {', '.join(sorted(names))}"
+        )
+    try:
+        return kind(**values)
+    except (TypeError, ValueError) as error:
+        raise ConfigError(f"[{where}]: {error}") from None
+
+
+def _stage_kinds() -> dict[str, type[Any]]:
+    from referee.shots import ShotConfig
+    from tracking.events import EventConfig
+    from tracking.tracker import TrackerConfig
+    from vision.detector import DetectorConfig
+
+    return {
+        "detector": DetectorConfig,
+        "tracker": TrackerConfig,
+        "events": EventConfig,
+        "shots": ShotConfig,
+    }
+
+
+def pipeline_config_from_dict(data: dict[str, Any]) -> PipelineConfig:
+    """Build a PipelineConfig from the parsed TOML document."""
+    kinds = _stage_kinds()
+    known = {*kinds, "calls", "full_search_every_frames"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(
+            f"unknown section or setting {unknown[0]!r}; known: {', '.join(sorted(known))}"
+        )
+    stages = {name: _build(kind, data[name], name) for name, kind in kinds.items() if name in data}
+    calls = dict(data.get("calls", {}))
+    rules = _build(RulesConfig, calls.pop("rules", {}), "calls.rules")
+    call_config = _build(CallConfig, {**calls, "rules": rules}, "calls")
+    every = data.get("full_search_every_frames", PipelineConfig().full_search_every_frames)
+    if not isinstance(every, int) or every < 0:
+        raise ConfigError(f"full_search_every_frames must be a whole number >= 0, got {every!r}")
+    return PipelineConfig(**stages, calls=call_config, full_search_every_frames=every)
+
+
+def load_pipeline_config(path: str | Path) -> PipelineConfig:
+    """Read a TOML pipeline config; raises ConfigError naming the file and the problem."""
+    try:
+        data = tomllib.loads(Path(path).read_text())
+    except OSError as error:
+        raise ConfigError(f"cannot read config {path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path} is not valid TOML: {error}") from None
+    try:
+        return pipeline_config_from_dict(data)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None

@@ -1,0 +1,48 @@
+"""Pipeline settings from TOML: every section, and typos named rather than ignored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from referee.pipeline_config import ConfigError, load_pipeline_config
+
+GOOD = """
+full_search_every_frames = 30
+[tracker]
+measurement_std_mm = 3.0
+[calls]
+review_below_confidence = 0.8
+[calls.rules]
+option_on_any_wrongful_pocket = true
+"""
+
+
+def test_a_config_file_sets_nested_stage_options(tmp_path: Path) -> None:
+    path = tmp_path / "pipeline.toml"
+    path.write_text(GOOD)
+    config = load_pipeline_config(path)
+    assert config.full_search_every_frames == 30
+    assert config.tracker is not None and config.tracker.measurement_std_mm == 3.0
+    assert config.detector is None  # not given: the detector's defaults
+    assert config.calls.review_below_confidence == 0.8
+    assert config.calls.rules.option_on_any_wrongful_pocket is True
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("[tracker]\nmeasurment_std_mm = 3.0\n", "tracker.measurment_std_mm"),
+        ("[trackr]\n", "'trackr'"),
+        ("[calls.rules]\nvariant = 'snooker'\n", "calls.rules"),
+        ("full_search_every_frames = -1\n", "full_search_every_frames"),
+        ("[tracker\n", "not valid TOML"),
+    ],
+    ids=["misspelt-field", "misspelt-section", "bad-value", "negative", "not-toml"],
+)
+def test_a_bad_config_is_named(tmp_path: Path, text: str, named: str) -> None:
+    path = tmp_path / "pipeline.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=named.replace(".", r"\.").replace("[", r"\[")):
+        load_pipeline_config(path)
