@@ -165,7 +165,7 @@ class EventDetector:
         events += self._resolve_starts()
         events += self._analyse_kinks()
         events += self._shot_end(trackset)
-        return sorted(events, key=lambda e: (e.time_s, e.kind))
+        return sorted(events, key=lambda e: (e.time_s, e.kind != EventKind.STRIKE, e.kind))
 
     # ----------------------------------------------------------------- bookkeeping
     def _clock(self, time_s: float) -> None:
@@ -389,6 +389,16 @@ class EventDetector:
                 for a, b, t, conf in touches
                 if self._remember(frozenset((a, b)), t)
             ]
+        if not self._in_shot and ball != CUE and self._pushed_by_frozen_cue(ball, v[0]):
+            # A cue ball frozen to this ball can pass the whole stroke on and barely move.
+            self._in_shot = True
+            self._quiet_since = None
+            self._remember(frozenset((CUE, ball)), t_start)
+            frame = self._frame_of(t_start)
+            return [
+                Event(frame, t_start, EventKind.STRIKE, (CUE,), confidence=0.8),
+                Event(frame, t_start, EventKind.BALL_BALL, (CUE, ball), confidence=0.8),
+            ]
         near = self._nearest_mover(ball)
         if near is not None and self._remember(frozenset((near, ball)), t_start):
             # Something moving was close: a contact the paths could not pin down, rather
@@ -397,6 +407,19 @@ class EventDetector:
             return [Event(frame, t_start, EventKind.BALL_BALL, (near, ball), confidence=0.5)]
         event = self._unexplained_start(ball, t_start, speed)
         return [] if event is None else [event]
+
+    def _pushed_by_frozen_cue(self, ball: int, velocity: FloatArray) -> bool:
+        """Whether the resting cue ball touches ``ball`` and ``ball`` left straight away
+        from it."""
+        if not self._alive[CUE] or not np.isfinite(self._anchor[CUE, 0]):
+            return False
+        offset = self._anchor[ball] - self._anchor[CUE]
+        distance = float(np.linalg.norm(offset))
+        reach = self.table.ball_diameter_mm + self.config.ball_contact_tolerance_mm
+        speed = float(np.linalg.norm(velocity))
+        if distance > reach or speed < self.config.strike_min_speed_mm_s:
+            return False
+        return float(offset @ velocity) / (distance * speed) >= math.cos(math.radians(30.0))
 
     def _nearest_mover(self, ball: int) -> int | None:
         """The nearest other moving ball within ``disturb_clearance_mm`` of ``ball``."""

@@ -130,3 +130,25 @@ def test_break_cushion_count_and_first_contact() -> None:
         )
         <= 2
     )
+
+
+@pytest.mark.parametrize("gap_mm", [0.5, 5.0, 30.0], ids=["frozen", "near", "short"])
+def test_cue_ball_close_to_its_object_ball(gap_mm: float) -> None:
+    truth = simulate(
+        {0: (1000.0, 640.0), 4: (1000.0 + DIAMETER + gap_mm, 640.0), 9: (2000.0, 300.0)},
+        [(0.2, 0, (2000.0, 0.0))],
+        1.5,
+    )
+    run = run_tracking(truth, Noise(position_std_mm=1.0), seed=6)
+    facts = facts_from_events(run.events, [4, 9], is_break=False)
+    assert facts["first_object_ball_contacted"] == 4
+    assert facts["balls_disturbed"] == []
+
+
+def test_push_through_frozen_balls_reaches_the_far_ball() -> None:
+    positions = {0: (800.0, 640.0), 1: (1500.0, 640.0), 2: (1500.0 + DIAMETER, 640.0)}
+    truth = simulate(positions, [(0.2, 0, (3000.0, 0.0))], 1.5)
+    run = run_tracking(truth, Noise(position_std_mm=1.0), seed=2)
+    facts = facts_from_events(run.events, [1, 2], is_break=False)
+    assert facts["first_object_ball_contacted"] == 1
+    assert facts["balls_disturbed"] == []

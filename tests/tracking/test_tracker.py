@@ -153,3 +153,17 @@ def test_random_shots_never_swap_identities(seed: int, speed: float, angle: floa
     truth = simulate(positions, [(0.1, 0, velocity)], 1.5, decel_mm_s2=600)
     run = run_tracking(truth, Noise(position_std_mm=1.5, miss_rate=0.02), seed=seed)
     assert identity_switches(truth, run) == 0
+
+
+def test_lost_ball_is_found_again_by_its_identity_far_from_its_gate() -> None:
+    tracker = BallTracker(TABLE)
+    prob = np.zeros((1, NUM_CLASSES), np.float32)
+    prob[0, 9] = 0.95
+    prob[0, 1] = 0.05
+    for frame, x in enumerate([500.0] * 10 + [1800.0] * 5):
+        xy = np.array([[x, 600.0]], np.float32)
+        dets = Detections(xy, xy, np.ones(1, np.float32), np.ones(1, np.float32), prob)
+        tracks = tracker.update(dets, frame, frame / 60)
+    assert tracks.ball.tolist() == [9]
+    assert tracks.status[0] == TrackStatus.ON_TABLE
+    assert abs(tracks.xy_mm[0, 0] - 1800.0) < 5.0
