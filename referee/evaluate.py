@@ -301,12 +301,12 @@ def format_table(result: dict[str, Any]) -> str:
     lines.append("")
     width = max(len(label) for label, _, _ in HEADLINE)
     lines += [f"{label:<{width}}  {_cell(label, v)}" for label, v in headline(result).items()]
-    lines += ["", f"{'event':<16} {'precision':>9} {'recall':>7} {'truth':>6} {'run':>6}"]
+    lines += ["", f"{'event':<24} {'precision':>9} {'recall':>7} {'truth':>6} {'run':>6}"]
     for kind, counts in result["events"].items():
         p = "n/a" if counts["precision"] is None else f"{100 * counts['precision']:.1f}%"
         r = "n/a" if counts["recall"] is None else f"{100 * counts['recall']:.1f}%"
         truth_n, run_n = counts["tp"] + counts["fn"], counts["tp"] + counts["fp"]
-        lines.append(f"{kind:<16} {p:>9} {r:>7} {truth_n:>6} {run_n:>6}")
+        lines.append(f"{kind:<24} {p:>9} {r:>7} {truth_n:>6} {run_n:>6}")
     calls = result["calls"]
     lines += ["", f"calls agreed: {calls['hits']}/{calls['total']}"]
     lines += [

@@ -127,6 +127,11 @@ def score_events(
         r = [e for e in run if e.kind is kind]
         tp = len(match_grouped(t, r, event_key, lambda e: e.frame, tolerance_frames))
         out[str(kind)] = PrecisionRecall(tp, len(r) - tp, len(t) - tp)
+    # which balls reached a cushion matters to the rules; which cushion is descriptive
+    t = [e for e in truth if e.kind is EventKind.BALL_CUSHION]
+    r = [e for e in run if e.kind is EventKind.BALL_CUSHION]
+    tp = len(match_grouped(t, r, lambda e: frozenset(e.balls), lambda e: e.frame, tolerance_frames))
+    out["ball_cushion (any name)"] = PrecisionRecall(tp, len(r) - tp, len(t) - tp)
     return out
 
 
