@@ -13,6 +13,10 @@ from pathlib import Path
 from typing import Any
 
 
+GRACEFUL_SHUTDOWN_S = 3
+"""Seconds open requests get to finish when the service stops (Ctrl-C, SIGTERM)."""
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "serve",
@@ -83,7 +87,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"tenball serve: operator token: {settings.token}", flush=True)
     print(f"tenball serve: operator page {base}/operator?token={settings.token}", flush=True)
     print(f"tenball serve: overlay {base}/overlay  video {base}/stream.mjpg", flush=True)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+    # /stream.mjpg never ends by itself: without a limit, stopping would wait for its viewers
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level="info",
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+    )
     return 0
 
 

@@ -106,7 +106,8 @@ class SourceStatus:
         frames: frames captured.
         dropped: frames the capture lost by falling behind the source.
         skipped: frames captured but not processed (the pipeline was busy).
-        reconnects: times the source was reopened after a drop.
+        reconnects: times the source was reopened after a drop (by this thread or by the
+            source itself).
         fps: the source's nominal frame rate.
         measured_fps: frames per second actually captured over the last second.
     """
@@ -167,6 +168,9 @@ class CaptureThread(threading.Thread):
         self._rate_window: collections.deque[float] = collections.deque(maxlen=240)
         self._index_offset = 0
         self._time_offset_s = 0.0
+        self._source: FrameSource | None = None
+        self._inner_reconnects = 0
+        """Reconnections made inside closed sources (vision's LiveSource reconnects itself)."""
         self._last_delivered: tuple[int, float, float] | None = None
 
     def stop(self) -> None:
@@ -194,12 +198,15 @@ class CaptureThread(threading.Thread):
                 continue
             delay_s = self.initial_backoff_s
             live = source.frame_count is None
+            self._source = source
             try:
                 self._pump(source, live)
             except Exception as error:
                 logger.exception("source failed")
                 self._set_state("reconnecting", f"source failed: {error}")
             finally:
+                self._source = None
+                self._inner_reconnects += int(getattr(source, "reconnects", 0))
                 source.close()
             if not live and self.status.state == "ended":
                 break
@@ -282,6 +289,8 @@ class CaptureThread(threading.Thread):
     def snapshot(self, stall_after_s: float = 1.0) -> SourceStatus:
         """The status now; a live source silent for `stall_after_s` reads as stalled."""
         status = SourceStatus(**asdict(self.status))
+        inner = int(getattr(self._source, "reconnects", 0)) + self._inner_reconnects
+        status.reconnects += inner
         now_s = time.monotonic()
         window = [t for t in self._rate_window if now_s - t <= 1.0]
         status.measured_fps = float(len(window))

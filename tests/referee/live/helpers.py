@@ -153,15 +153,25 @@ class RunningServer:
 
 
 @contextlib.contextmanager
-def serve(settings: LiveSettings, pipeline: Any = None, **kwargs: Any) -> Iterator[RunningServer]:
-    """A real uvicorn server on 127.0.0.1 in a thread; stopped on exit."""
-    port = free_port()
+def serve(
+    settings: LiveSettings, pipeline: Any = None, port: int | None = None, **kwargs: Any
+) -> Iterator[RunningServer]:
+    """A real uvicorn server on 127.0.0.1 (on `port`, default any free one) in a thread;
+    stopped on exit as `tenball serve` stops."""
+    from referee.cli.serve import GRACEFUL_SHUTDOWN_S
+
+    port = port or free_port()
     settings = settings.model_copy(update={"port": port, "token": settings.token or "test-token"})
     if pipeline is not None:
         kwargs["make_pipeline"] = lambda frame: pipeline
     app = create_app(settings, **kwargs)
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio"
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ws="websockets-sansio",
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
