@@ -266,7 +266,15 @@ def confidence(
     # Only a disc that is mostly cloth-coloured inside may be a ball by its outline alone
     # (a green ball on green cloth); a foreground blob must fill its disc to the rim.
     by_outline = np.clip(outline_share * 1.25, 0.0, 1.0) * 0.9
-    evidence = np.where(coverage < 0.5, np.maximum(by_outline, coverage), np.minimum(coverage, rim))
+    # A blob that does not reach its rim (a white ball whose shaded side is the grey of the
+    # cloth) may still be a ball if its outline is round nearly all the way (a cue's two
+    # straight edges give well under this share).
+    round_outline = np.where(outline_share >= 0.6, by_outline, 0.0)
+    evidence = np.where(
+        coverage < 0.5,
+        np.maximum(by_outline, coverage),
+        np.maximum(np.minimum(coverage, rim), round_outline),
+    )
     ring = xy[:, None, :] + 1.4 * radius[:, None, None] * DIRECTIONS[None, :, :]
     occupied = sample(region.foreground, ring) > 0
     gaps = np.linalg.norm(ring[:, :, None, :] - xy[None, None, :, :], axis=3)

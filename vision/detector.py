@@ -260,6 +260,8 @@ class BallDetector:
             outline_xy = fit_outlines(region, candidates[faint], radius[faint])
             xy[faint] = fit_outlines(region, outline_xy, radius[faint])
         score, coverage = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)
+        if thorough:
+            xy, score = self._try_outlines(region, xy, radius, score)
         keep = (score >= config.min_confidence) & (mosaic.cut_distance(xy) >= 0.9 * radius)
         keep &= (mosaic.tile_of(xy) >= 0) & (_at(region.centre_valid, xy) > 0)
         xy, radius, score = xy[keep], radius[keep], score[keep]
@@ -271,6 +273,33 @@ class BallDetector:
             score = np.concatenate([score, blurred_score[usable]])
             pixels += [p for p, ok in zip(blurred_pixels, usable, strict=True) if ok]
         return xy, score, pixels
+
+    def _try_outlines(
+        self,
+        region: SearchRegion,
+        xy: NDArray[np.float64],
+        radius: NDArray[np.float64],
+        score: NDArray[np.float64],
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """For doubtful balls, the outline's centre where it scores better than the
+        foreground centroid (a ball half the cloth's colour in side light)."""
+        config = self.config
+        # Only a lone ball: in a cluster the neighbours' outlines pull the fit.
+        apart = np.linalg.norm(xy[:, None, :] - xy[None, :, :], axis=2)
+        np.fill_diagonal(apart, np.inf)
+        doubtful = (score < 0.9) & (apart.min(axis=1, initial=np.inf) > 2.5 * radius)
+        if not doubtful.any():
+            return xy, score
+        refit = xy.copy()
+        refit[doubtful] = fit_outlines(
+            region, fit_outlines(region, xy[doubtful], radius[doubtful]), radius[doubtful]
+        )
+        refit_score, _ = confidence(
+            region, refit, radius, config.edge_gradient, config.min_free_ring
+        )
+        moved = np.linalg.norm(refit - xy, axis=1)
+        better = doubtful & (refit_score > score + 0.1) & (moved < 0.5 * radius)
+        return np.where(better[:, None], refit, xy), np.where(better, refit_score, score)
 
     def _assemble(
         self,
