@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-
 GRACEFUL_SHUTDOWN_S = 3
 """Seconds open requests get to finish when the service stops (Ctrl-C, SIGTERM)."""
 
