@@ -164,7 +164,7 @@ def _find_in_region(
 ) -> TableFinding:
     """The table whose cloth is `region` (working image, its Lab and scale in `working`)."""
     _, lab, scale = working
-    nose, found = _nose_lines(lab, region.outer_px, region.colour_lab)
+    nose, found, raised = _nose_lines(lab, region.outer_px, region.colour_lab)
     corners = np.array([intersect(nose[k - 1], nose[k]) for k in range(4)])
     long_first, pocket_note = _long_sides(lab, region.outer_px, corners, table, options)
     notes = [pocket_note]
@@ -177,7 +177,8 @@ def _find_in_region(
         )
         notes += [note] if note else []
     lines = tuple(found[(int(order[0]) + k) % 4] for k in range(4))
-    fit, corners_full, note = _nose_height(fit, corners_full, lines, table, options)
+    noses = tuple(raised[(int(order[0]) + k) % 4] for k in range(4))
+    fit, corners_full, note = _nose_height(fit, corners_full, noses, table, options)
     notes += [note] if note else []
     try:
         check_fit(fit, corners_full, table)
@@ -209,31 +210,34 @@ def _to_full(points: FloatArray, scale: float) -> FloatArray:
 
 def _nose_lines(
     lab: NDArray[np.float32], outer: FloatArray, cloth_lab: FloatArray
-) -> tuple[list[FloatArray], list[EdgeLine | None]]:
-    """Per side of the cloth quad (side k runs corner k -> k+1): the nose line and its edge."""
+) -> tuple[list[FloatArray], list[EdgeLine | None], list[bool]]:
+    """Per side of the cloth quad (side k runs corner k -> k+1): the cushion line, its edge,
+    and whether that edge is the raised nose itself (else the bed's edge, on the cloth)."""
     lines: list[FloatArray] = []
     found: list[EdgeLine | None] = []
+    raised: list[bool] = []
     for k in range(4):
         start, end = outer[k], outer[(k + 1) % 4]
         opposite = line_through(outer[(k + 2) % 4], outer[(k + 3) % 4])
         middle = 0.5 * (start + end)
         depth = CUSHION_BAND * abs(float(opposite @ np.array([middle[0], middle[1], 1.0])))
-        best = _pick_nose(side_lines(lab, start, end, depth), lab, cloth_lab)
+        best, is_nose = _pick_nose(side_lines(lab, start, end, depth), lab, cloth_lab)
         lines.append(line_through(start, end) if best is None else best.line)
         found.append(best)
-    return lines, found
+        raised.append(is_nose)
+    return lines, found, raised
 
 
 def _pick_nose(
     candidates: list[EdgeLine], lab: NDArray[np.float32], cloth_lab: FloatArray
-) -> EdgeLine | None:
-    """The cushion nose among the straight edges along a side.
+) -> tuple[EdgeLine | None, bool]:
+    """The cushion line among the straight edges along a side, and whether it is the nose.
 
     Going inward from the rail, the lit cushion top ends at the nose, where the cloth darkens
     into the shadow (or the face) under it; the shadow's inner edge (brightening) is not a
     cushion feature. So the nose is the outermost edge that darkens without changing colour
-    and has cloth on its outer side; failing that, the innermost edge; failing that, the
-    cloth boundary itself.
+    and has cloth on its outer side; failing that, the innermost edge (where the flat bed
+    starts, at the foot of the cushion's face); failing that, the cloth boundary itself.
     """
     noses = [
         edge
@@ -243,10 +247,10 @@ def _pick_nose(
         and _cloth_outside(edge, lab, cloth_lab)
     ]
     if noses:
-        return min(noses, key=lambda edge: edge.inset_px)
+        return min(noses, key=lambda edge: edge.inset_px), True
     if candidates:
-        return max(candidates, key=lambda edge: edge.inset_px)
-    return None
+        return max(candidates, key=lambda edge: edge.inset_px), False
+    return None, False
 
 
 def _cloth_outside(edge: EdgeLine, lab: NDArray[np.float32], cloth_lab: FloatArray) -> bool:
@@ -358,20 +362,26 @@ def _rack_check(
 def _nose_height(
     fit: CameraFit,
     corners: FloatArray,
-    lines: tuple[EdgeLine | None, ...],
+    noses: tuple[bool, ...],
     table: TableSpec,
     options: FindOptions,
 ) -> tuple[CameraFit, FloatArray, str | None]:
-    """Move the nose lines (seen at nose height) straight down onto the cloth, and refit.
+    """Move the lines seen at nose height straight down onto the cloth, and refit.
 
     The playing surface ends below the nose. A camera above the middle sees the nose a little
-    outside that line; one behind a rail sees the near nose well inside it.
+    outside that line; one behind a rail sees the near nose well inside it. A line is at nose
+    height when it was picked as the nose (`noses`, table side order) or when the camera is
+    behind that cushion, so that its face and the bed's edge are hidden under the nose.
     """
     if options.nose_height_mm <= 0:
         return fit, corners, None
     seen = corners
     for _ in range(3):
-        corners = _lowered_corners(fit.camera, seen, options.nose_height_mm)
+        raised = [a or b for a, b in zip(noses, _outside_sides(fit.camera, table), strict=True)]
+        if not any(raised):
+            return fit, corners, None
+        heights = [options.nose_height_mm if up else 0.0 for up in raised]
+        corners = _lowered_corners(fit.camera, seen, heights)
         named = {n: (float(u), float(v)) for n, (u, v) in zip(CORNER_NAMES, corners, strict=True)}
         fit = fit_camera_report(named, table, fit.camera.image_size, options.prior, False)
     shift = float(np.max(np.linalg.norm(corners - seen, axis=1)))
@@ -385,12 +395,19 @@ def _nose_height(
     )
 
 
-def _lowered_corners(camera: CameraModel, corners: FloatArray, nose_height_mm: float) -> FloatArray:
-    """Corners after replacing each side's nose line by its footprint on the cloth."""
+def _outside_sides(camera: CameraModel, table: TableSpec) -> list[bool]:
+    """Per side in table order (head, right, foot, left): is the camera behind it?"""
+    x, y, _ = camera.centre_mm
+    return [x < 0.0, y > table.width_mm, x > table.length_mm, y < 0.0]
+
+
+def _lowered_corners(camera: CameraModel, corners: FloatArray, heights: list[float]) -> FloatArray:
+    """Corners after replacing each side's line, seen at its height, by its footprint on
+    the cloth (sides in table order, side k from corner k to k + 1)."""
     lines = []
     for k in range(4):
         ends = np.array([corners[k], corners[(k + 1) % 4]])
-        on_nose = camera.to_table(ends, nose_height_mm)
+        on_nose = camera.to_table(ends, heights[k])
         cloth = camera.project(on_nose, 0.0)
         lines.append(line_through(cloth[0], cloth[1]))
     out: FloatArray = np.array([intersect(lines[k - 1], lines[k]) for k in range(4)])
