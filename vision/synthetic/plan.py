@@ -166,7 +166,7 @@ class _Planner:
         positions = request.positions
         placed: tuple[tuple[float, float], tuple[float, float]] | None = None
         base = script.base_kind if script is not None else request.kind
-        base = "any" if base == MOVING else base
+        base = "touch" if base == MOVING else base  # the balls it aims at may be rolling
         if request.in_hand:
             placed = (positions[CUE], self.place_cue(base, positions))
             positions = {**positions, CUE: placed[1]}

@@ -36,7 +36,8 @@ class ShotKind:
 
     Attributes:
         name: the --shots name.
-        target: "lowest", "other" (a ball that is not the lowest nor the 10) or "one".
+        target: "lowest", "other" (a ball that is not the lowest nor the 10), "any-ball" or
+            "one" (the 1, for the break).
         speed_m_s: (low, high) cue speed range.
         predicate: facts, lowest ball -> whether the simulated shot is of this kind.
         call: declare the target ball and pocket (a shot that tries to pot).
@@ -131,6 +132,10 @@ def _push_out(facts: dict[str, Any], lowest: int) -> bool:
     return _clean(facts) and not facts["pocketed"]
 
 
+def _touch(facts: dict[str, Any], lowest: int) -> bool:
+    return facts["first_object_ball_contacted"] is not None and _clean(facts)
+
+
 def _any_contact(facts: dict[str, Any], lowest: int) -> bool:
     return _legal_first(facts, lowest) and 10 not in _pocketed_balls(facts)
 
@@ -150,6 +155,7 @@ KINDS: dict[str, ShotKind] = {
         ShotKind("any", "lowest", (1.0, 4.0), _any_contact),
         ShotKind("rail-drive", "lowest", (3.0, 7.0), _any_contact, rail_goal=True),
         ShotKind("push-out", "other", (0.4, 1.2), _push_out),
+        ShotKind("touch", "any-ball", (1.0, 3.0), _touch),
     )
 }
 
@@ -188,6 +194,8 @@ def _targets(kind: ShotKind, positions: Positions, lowest: int) -> list[int]:
         return [1 if 1 in positions else lowest]
     if kind.target == "other":
         return [b for b in positions if b not in (CUE, lowest, 10)] or [lowest]
+    if kind.target == "any-ball":
+        return [b for b in positions if b != CUE]
     return [lowest]
 
 
