@@ -17,7 +17,6 @@ the tracker's statuses; ``shot_end`` once every ball has been at rest for ``sett
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 
@@ -26,81 +25,17 @@ from numpy.typing import NDArray
 
 from calibration.table import TableSpec
 from tracking import contacts
+from tracking.event_config import EventConfig
 from tracking.geometry import nearest_pocket
 from tracking.history import FloatArray, PositionHistory, fit_lines
+from tracking.starts import Path, StartExplainer
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
-from vision.types import CUE, NUM_CLASSES
+from vision.types import NUM_CLASSES
 
-Path = tuple[float, FloatArray, FloatArray]
 _TOUCHING_MM = 1.5
 """A ball at rest this close to a cushion line (beyond one radius) is touching it."""
 _MAX_FPS = 250.0
 """Highest frame rate the history is sized for."""
-
-
-@dataclass(frozen=True, slots=True)
-class EventConfig:
-    """Tunables of `EventDetector`, in physical units (mm, mm/s, s).
-
-    Attributes:
-        fit_window_s: span of the straight-line fits before and after a contact. Raising it
-            averages more noise but blurs contacts that follow each other closely; events
-            are reported about this much (plus one frame) late.
-        start_distance_mm: a resting ball that moves this far from its rest position has
-            started moving. Raising it ignores more detector jitter but misses gentle kisses.
-        start_min_speed_mm_s: a start slower than this is not reported (a ball reappearing
-            where it was moved while hidden). Raising it ignores slower nudges.
-        strike_min_speed_mm_s: the cue ball must leave at least this fast for a strike.
-        disturb_min_rest_s: a ball must have been at rest this long before a start with
-            nothing touching it counts as ``ball_disturbed`` (sooner, it is still creeping to
-            a stop). Raising it misses more quick disturbances but calls fewer false ones.
-        disturb_clearance_mm: a ball that starts with another moving ball this close was
-            hit by it (a contact reported with low confidence), not disturbed. Raising it
-            calls fewer false disturbances (fouls) but misses some real ones.
-        rest_radius_mm: a ball whose centre stays within this radius for ``rest_window_s``
-            is at rest. Raising it declares balls at rest sooner.
-        rest_window_s: see ``rest_radius_mm``. Raising it waits longer before a ball is at
-            rest (and the shot can end).
-        ball_contact_tolerance_mm: added to one diameter for the largest centre distance of
-            a ball-ball contact. Raising it accepts contacts seen through more noise, and
-            more false contacts between near misses.
-        cushion_tolerance_mm: added to one radius for the largest distance of the centre
-            from a cushion line at a cushion contact. Raising it accepts jaw hits further in.
-        kink_min_speed_change_mm_s: smallest velocity change of a moving ball that counts as
-            a contact. Raising it ignores noise and spin but misses soft contacts.
-        kink_relative_speed_change: the velocity change must also exceed this fraction of
-            the speed. Raising it ignores curves of fast balls.
-        position_noise_mm: noise of the tracked centres; the velocity change must also exceed
-            ``kink_noise_sigmas`` times the noise this gives a change measured over the fit
-            windows. Raising either ignores more noise and misses more soft contacts.
-        kink_noise_sigmas: see ``position_noise_mm``.
-        explain_min_cosine: how well a contact's direction must match the change (cosine).
-            Raising it rejects more ambiguous contacts.
-        simultaneous_contact_s: first contacts closer than this in time are reported as
-            simultaneous (the camera cannot order them). Raising it reports more ties.
-        settle_s: every ball must have been at rest this long for the shot to end. Raising
-            it waits longer (slow drops stay in the shot).
-        history_s: how much history is kept. Must cover the fit windows.
-    """
-
-    fit_window_s: float = 0.08
-    start_distance_mm: float = 8.0
-    start_min_speed_mm_s: float = 30.0
-    strike_min_speed_mm_s: float = 100.0
-    disturb_min_rest_s: float = 0.5
-    disturb_clearance_mm: float = 230.0
-    rest_radius_mm: float = 3.0
-    rest_window_s: float = 0.15
-    ball_contact_tolerance_mm: float = 15.0
-    cushion_tolerance_mm: float = 20.0
-    kink_min_speed_change_mm_s: float = 100.0
-    kink_relative_speed_change: float = 0.2
-    position_noise_mm: float = 1.5
-    kink_noise_sigmas: float = 4.0
-    explain_min_cosine: float = 0.5
-    simultaneous_contact_s: float = 0.004
-    settle_s: float = 0.5
-    history_s: float = 0.6
 
 
 @dataclass(slots=True)
@@ -113,7 +48,7 @@ class _Kink:
     after: tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]]
 
 
-class EventDetector:
+class EventDetector(StartExplainer):
     """Infer physical events from consecutive `TrackSet`s of one camera.
 
     Args:
@@ -352,203 +287,6 @@ class EventDetector:
                 if self._in_shot:
                     events += self._stopped_on_rail(int(ball), mean[ball])
         return events
-
-    def _resolve_starts(self) -> list[Event]:
-        k = self._fit_frames
-        ready = [(b, n) for b, n in self._pending_starts if self._history.count >= n + k]
-        self._pending_starts = [s for s in self._pending_starts if s not in ready]
-        events = []
-        for ball, detected in ready:
-            events += self._explain_start(ball, detected, k)
-        return events
-
-    def _explain_start(self, ball: int, detected: int, k: int) -> list[Event]:
-        """Why a resting ball started moving: a ball that touched it, a strike or nothing."""
-        times, _, xy = self._history.window(detected, detected + k)
-        t_ref, p, v, n = fit_lines(times, xy[:, [ball]])
-        anchor = self._anchor[ball]
-        speed = float(np.linalg.norm(v[0]))
-        if n[0] < 2 or speed < 1e-6:
-            self._moving[ball] = False
-            self._anchor[ball] = p[0] if n[0] else anchor
-            return []
-        t_start = float(t_ref[0] + (anchor - p[0]) @ v[0] / speed**2)
-        floor = min(float(times[0]) - 1.5 * self._dt, float(self._start_floor[ball]))
-        t_start = min(max(t_start, floor), float(times[0]))
-        touches = self._find_touchers(ball, detected, t_start, self._fit_frames)
-        if not touches:
-            # A toucher that had just bounced is better seen over its last frames alone.
-            touches = self._find_touchers(ball, detected, t_start, 2)
-        if not touches and speed < self.config.start_min_speed_mm_s:
-            self._moving[ball] = False
-            self._anchor[ball] = p[0]
-            return []
-        if touches:
-            return [
-                Event(self._frame_of(t), t, EventKind.BALL_BALL, (a, b), confidence=conf)
-                for a, b, t, conf in touches
-                if self._remember(frozenset((a, b)), t)
-            ]
-        if not self._in_shot and ball != CUE and self._pushed_by_frozen_cue(ball, v[0]):
-            # A cue ball frozen to this ball can pass the whole stroke on and barely move.
-            self._in_shot = True
-            self._quiet_since = None
-            self._remember(frozenset((CUE, ball)), t_start)
-            frame = self._frame_of(t_start)
-            return [
-                Event(frame, t_start, EventKind.STRIKE, (CUE,), confidence=0.8),
-                Event(frame, t_start, EventKind.BALL_BALL, (CUE, ball), confidence=0.8),
-            ]
-        near = self._nearest_mover(ball)
-        if near is not None and self._remember(frozenset((near, ball)), t_start):
-            # Something moving was close: a contact the paths could not pin down, rather
-            # than a ball touched by a hand (which would be a foul).
-            frame = self._frame_of(t_start)
-            return [Event(frame, t_start, EventKind.BALL_BALL, (near, ball), confidence=0.5)]
-        event = self._unexplained_start(ball, t_start, speed)
-        return [] if event is None else [event]
-
-    def _pushed_by_frozen_cue(self, ball: int, velocity: FloatArray) -> bool:
-        """Whether the resting cue ball touches ``ball`` and ``ball`` left straight away
-        from it."""
-        if not self._alive[CUE] or not np.isfinite(self._anchor[CUE, 0]):
-            return False
-        offset = self._anchor[ball] - self._anchor[CUE]
-        distance = float(np.linalg.norm(offset))
-        reach = self.table.ball_diameter_mm + self.config.ball_contact_tolerance_mm
-        speed = float(np.linalg.norm(velocity))
-        if distance > reach or speed < self.config.strike_min_speed_mm_s:
-            return False
-        return float(offset @ velocity) / (distance * speed) >= math.cos(math.radians(30.0))
-
-    def _nearest_mover(self, ball: int) -> int | None:
-        """The nearest other moving ball within ``disturb_clearance_mm`` of ``ball``."""
-        where = np.where(np.isfinite(self._seen_xy[:, :1]), self._seen_xy, self._anchor)
-        distance = np.linalg.norm(where - self._anchor[ball], axis=1)
-        movers = self._alive & self._moving & (distance <= self.config.disturb_clearance_mm)
-        movers[ball] = False
-        if not movers.any():
-            return None
-        return int(np.argmin(np.where(movers, distance, np.inf)))
-
-    def _unexplained_start(self, ball: int, t_start: float, speed: float) -> Event | None:
-        """A strike, a disturbance, or (too slow, too soon after stopping) no event: a ball
-        creeping on after it was declared at rest, or detector noise."""
-        config = self.config
-        noise_floor = 3.0 * self._kink_noise_mm_s(self._fit_frames) / math.sqrt(2.0)
-        rested_s = t_start - self._rest_since[ball]
-        if (
-            speed < max(config.start_min_speed_mm_s, noise_floor)
-            or rested_s < config.disturb_min_rest_s
-        ):
-            return None
-        frame = self._frame_of(t_start)
-        strike = ball == CUE and not self._in_shot
-        if strike and speed >= config.strike_min_speed_mm_s:
-            self._in_shot = True
-            self._quiet_since = None
-            return Event(frame, t_start, EventKind.STRIKE, (CUE,))
-        return Event(frame, t_start, EventKind.BALL_DISTURBED, (ball,), confidence=0.8)
-
-    def _paths_before(
-        self, stop: int, frames: int
-    ) -> tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]]:
-        """Straight paths of every ball fitted on ``frames`` + 1 frames before push ``stop``."""
-        times, _, xy = self._history.window(stop - frames - 1, stop)
-        t_ref, p, v, n = fit_lines(times, xy)
-        at_rest = ~self._moving & np.isfinite(self._anchor[:, 0])
-        p = np.where(at_rest[:, None], self._anchor, p)
-        v = np.where(at_rest[:, None], 0.0, v)
-        n = np.where(at_rest, 2, n)
-        return t_ref, p, v, n
-
-    def _find_touchers(
-        self, ball: int, detected: int, t_start: float, frames: int
-    ) -> list[tuple[int, int, float, float]]:
-        """The contacts that set ``ball`` moving: [(striker, struck, time_s, confidence)].
-
-        Usually one moving ball whose path came within a diameter of ``ball``; through balls
-        frozen together (a rack), a chain from a moving ball over resting ones.
-        """
-        t_ref, p, v, n = self._paths_before(detected, frames)
-        diameter = self.table.ball_diameter_mm
-        at_start = p + v * (t_start - t_ref)[:, None]
-        was_moving = np.linalg.norm(v, axis=1) > self.config.start_min_speed_mm_s
-        usable = self._alive & (n >= 2)
-        usable[ball] = True
-        reach = diameter + self.config.ball_contact_tolerance_mm
-        moving = was_moving | (self._cluster_push(t_start) & self._moving)
-        moving[ball] = False
-        for mover in np.flatnonzero(moving & usable):
-            at_start[mover] = self._stop_at_first_touch(
-                (float(t_ref[mover]), p[mover], v[mover]), at_start, usable & ~moving, t_start
-            )
-        chain = contacts.contact_chain(at_start, moving, usable, ball, reach)
-        if chain is None:
-            return self._touch_by_fresh_starter(ball, detected, t_start)
-        first, second = chain[0], chain[1]
-        t_contact = t_start
-        if was_moving[first]:
-            path: Path = (float(t_ref[first]), p[first], v[first])
-            still: Path = (t_start, at_start[second], np.zeros(2))
-            touch = contacts.touch_time(path, still, diameter)
-            if touch is not None and abs(touch - t_start) <= 2.0 * self._dt:
-                t_contact = touch
-        distance = np.linalg.norm(at_start - at_start[ball], axis=1)
-        rivals = int((moving & usable & (distance <= reach)).sum()) - 1
-        sure = 1.0 if rivals <= 0 and len(chain) == 2 else (0.8 if len(chain) > 2 else 0.7)
-        touches = [(first, second, t_contact, sure)]
-        touches += [(a, b, t_start, 0.8) for a, b in itertools.pairwise(chain[1:])]
-        return touches
-
-    def _touch_by_fresh_starter(
-        self, ball: int, detected: int, t_start: float
-    ) -> list[tuple[int, int, float, float]]:
-        """A ball struck from rest that hit ``ball`` within a frame or two: too soon for a
-        fitted path, so its path is the line from its rest position through its sightings
-        since it started, and it must pass within a diameter of ``ball``."""
-        diameter = self.table.ball_diameter_mm
-        tolerance = self.config.ball_contact_tolerance_mm
-        target = self._anchor[ball]
-        for other, started in self._start_count.items():
-            if other == ball or not (detected - self._fit_frames - 2 <= started <= detected):
-                continue
-            _, _, xy = self._history.window(started, detected + 1)
-            seen = np.flatnonzero(np.isfinite(xy[:, other, 0]))
-            if len(seen) == 0:
-                continue
-            origin, last = self._anchor_before[other], xy[seen[-1], other]
-            travel = float(np.linalg.norm(last - origin))
-            if travel < 1e-6:
-                continue
-            u = (last - origin) / travel
-            along = float((target - origin) @ u)
-            across = abs(float((target - origin) @ np.array([-u[1], u[0]])))
-            reach = along - math.sqrt(max(diameter**2 - min(across, diameter) ** 2, 0.0))
-            if across <= diameter + tolerance and reach >= travel - tolerance:
-                return [(other, ball, t_start, 0.8)]
-        return []
-
-    def _stop_at_first_touch(
-        self, path: Path, xy_mm: FloatArray, resting: NDArray[np.bool_], t_start: float
-    ) -> FloatArray:
-        """Where a moving ball was at ``t_start``, or where it first met a resting ball if
-        that came earlier (its straight path ends there)."""
-        first = t_start
-        diameter = self.table.ball_diameter_mm
-        for other in np.flatnonzero(resting):
-            still: Path = (t_start, xy_mm[other], np.zeros(2))
-            touch = contacts.touch_time(path, still, diameter)
-            if touch is not None and path[0] - 2.0 * self._dt <= touch < first:
-                first = touch
-        result: FloatArray = path[1] + path[2] * (first - path[0])
-        return result
-
-    def _cluster_push(self, t_start: float) -> bool:
-        """Whether a resting neighbour may have passed on a push: in a shot, just after a
-        contact (balls frozen together in a rack move on without moving themselves)."""
-        window = 2.0 * self.config.fit_window_s + 2.0 * self._dt
-        return self._in_shot and any(abs(t - t_start) <= window for _, t in self._recent)
 
     # ----------------------------------------------------------------- kinks
     def _analyse_kinks(self) -> list[Event]:

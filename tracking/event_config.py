@@ -1,0 +1,70 @@
+"""Tunables of the event detector, in physical units (mm, mm/s, s)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class EventConfig:
+    """Tunables of `EventDetector`, in physical units (mm, mm/s, s).
+
+    Attributes:
+        fit_window_s: span of the straight-line fits before and after a contact. Raising it
+            averages more noise but blurs contacts that follow each other closely; events
+            are reported about this much (plus one frame) late.
+        start_distance_mm: a resting ball that moves this far from its rest position has
+            started moving. Raising it ignores more detector jitter but misses gentle kisses.
+        start_min_speed_mm_s: a start slower than this is not reported (a ball reappearing
+            where it was moved while hidden). Raising it ignores slower nudges.
+        strike_min_speed_mm_s: the cue ball must leave at least this fast for a strike.
+        disturb_min_rest_s: a ball must have been at rest this long before a start with
+            nothing touching it counts as ``ball_disturbed`` (sooner, it is still creeping to
+            a stop). Raising it misses more quick disturbances but calls fewer false ones.
+        disturb_clearance_mm: a ball that starts with another moving ball this close was
+            hit by it (a contact reported with low confidence), not disturbed. Raising it
+            calls fewer false disturbances (fouls) but misses some real ones.
+        rest_radius_mm: a ball whose centre stays within this radius for ``rest_window_s``
+            is at rest. Raising it declares balls at rest sooner.
+        rest_window_s: see ``rest_radius_mm``. Raising it waits longer before a ball is at
+            rest (and the shot can end).
+        ball_contact_tolerance_mm: added to one diameter for the largest centre distance of
+            a ball-ball contact. Raising it accepts contacts seen through more noise, and
+            more false contacts between near misses.
+        cushion_tolerance_mm: added to one radius for the largest distance of the centre
+            from a cushion line at a cushion contact. Raising it accepts jaw hits further in.
+        kink_min_speed_change_mm_s: smallest velocity change of a moving ball that counts as
+            a contact. Raising it ignores noise and spin but misses soft contacts.
+        kink_relative_speed_change: the velocity change must also exceed this fraction of
+            the speed. Raising it ignores curves of fast balls.
+        position_noise_mm: noise of the tracked centres; the velocity change must also exceed
+            ``kink_noise_sigmas`` times the noise this gives a change measured over the fit
+            windows. Raising either ignores more noise and misses more soft contacts.
+        kink_noise_sigmas: see ``position_noise_mm``.
+        explain_min_cosine: how well a contact's direction must match the change (cosine).
+            Raising it rejects more ambiguous contacts.
+        simultaneous_contact_s: first contacts closer than this in time are reported as
+            simultaneous (the camera cannot order them). Raising it reports more ties.
+        settle_s: every ball must have been at rest this long for the shot to end. Raising
+            it waits longer (slow drops stay in the shot).
+        history_s: how much history is kept. Must cover the fit windows.
+    """
+
+    fit_window_s: float = 0.08
+    start_distance_mm: float = 8.0
+    start_min_speed_mm_s: float = 30.0
+    strike_min_speed_mm_s: float = 100.0
+    disturb_min_rest_s: float = 0.5
+    disturb_clearance_mm: float = 230.0
+    rest_radius_mm: float = 3.0
+    rest_window_s: float = 0.15
+    ball_contact_tolerance_mm: float = 15.0
+    cushion_tolerance_mm: float = 20.0
+    kink_min_speed_change_mm_s: float = 100.0
+    kink_relative_speed_change: float = 0.2
+    position_noise_mm: float = 1.5
+    kink_noise_sigmas: float = 4.0
+    explain_min_cosine: float = 0.5
+    simultaneous_contact_s: float = 0.004
+    settle_s: float = 0.5
+    history_s: float = 0.6
