@@ -69,6 +69,10 @@ class SimulatedCamera:
         self._next += 1
         return Frame(self._images[index % 4], index, index / self.fps)
 
+    @property
+    def started_s(self) -> float | None:
+        return self._start_s
+
     def close(self) -> None:
         return None
 
@@ -174,9 +178,11 @@ def main() -> int:
         child.join(10)
         health = httpx.get(f"{server.url}/api/health").json()
     source = health["source"]
-    print(f"capture: {source['frames']} frames in ~{args.seconds:.0f} s at {args.fps:.0f} fps "
-          f"1280x720; dropped by capture {source['dropped']} (camera queue overflows "
-          f"{camera.lost}); skipped by a busy pipeline {source['skipped']}")  # fmt: skip
+    ran_s = time.monotonic() - (camera.started_s or time.monotonic())
+    print(f"capture: {source['frames']} frames in {ran_s:.1f} s "
+          f"({source['frames'] / max(ran_s, 1e-9):.1f} fps; camera {args.fps:.0f} fps 1280x720); "
+          f"dropped by capture {source['dropped']} (camera queue overflows {camera.lost}); "
+          f"skipped by a busy pipeline {source['skipped']}")  # fmt: skip
     print(f"viewers: {args.viewers}, messages received {result['messages']}, "
           f"dropped slow viewers {health['viewers']['dropped_slow']}")  # fmt: skip
     for kind, values in sorted(result["latency"].items()):
