@@ -110,8 +110,25 @@ class StartExplainer:
             # than a ball touched by a hand (which would be a foul).
             frame = self._frame_of(t_start)
             return [Event(frame, t_start, EventKind.BALL_BALL, (near, ball), confidence=0.5)]
+        if not self._in_shot and ball != CUE and self._cue_hidden():
+            # The stroke happened out of sight: the first ball seen to move is the best guess
+            # for the first contact, and a shot is open either way.
+            self._in_shot = True
+            self._quiet_since = None
+            self._remember(frozenset((CUE, ball)), t_start)
+            frame = self._frame_of(t_start)
+            return [
+                Event(frame, t_start, EventKind.STRIKE, (CUE,), confidence=0.4),
+                Event(frame, t_start, EventKind.BALL_BALL, (CUE, ball), confidence=0.4),
+            ]
         event = self._unexplained_start(ball, t_start, speed)
         return [] if event is None else [event]
+
+    def _cue_hidden(self) -> bool:
+        """Whether the cue ball is in play but not seen in the latest frame."""
+        count = self._history.count
+        latest = self._history.window(count - 1, count)[2]
+        return bool(self._alive[CUE] and len(latest) and not np.isfinite(latest[0, CUE, 0]))
 
     def _pushed_by_frozen_cue(self, ball: int, velocity: FloatArray) -> bool:
         """Whether the resting cue ball touches ``ball`` and ``ball`` left straight away
