@@ -95,6 +95,8 @@ class TrackerConfig:
     association: AssociationConfig = field(default_factory=AssociationConfig)
 
     def __post_init__(self) -> None:
+        if isinstance(self.association, dict):  # loaded from a TOML table
+            object.__setattr__(self, "association", AssociationConfig(**self.association))
         for name in ("measurement_std_mm", "acceleration_std_mm_s2", "max_ball_speed_mm_s"):
             if getattr(self, name) <= 0:
                 raise ValueError(

@@ -167,3 +167,8 @@ def test_lost_ball_is_found_again_by_its_identity_far_from_its_gate() -> None:
     assert tracks.ball.tolist() == [9]
     assert tracks.status[0] == TrackStatus.ON_TABLE
     assert abs(tracks.xy_mm[0, 0] - 1800.0) < 5.0
+
+
+def test_config_accepts_a_nested_table_for_association() -> None:
+    config = TrackerConfig(association={"identity_weight": 3.0})  # type: ignore[arg-type]
+    assert config.association.identity_weight == 3.0
