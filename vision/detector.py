@@ -75,7 +75,7 @@ class DetectorConfig:
     dark_ratio: float = 0.35
     min_peak_ratio: float = 0.55
     max_peak_ratio: float = 1.45
-    min_confidence: float = 0.4
+    min_confidence: float = 0.5
     min_free_ring: float = 0.55
     edge_gradient: float = 2.5
     min_ring_votes: float = 0.15
@@ -123,12 +123,18 @@ class BallDetector:
         """
         self._check_size(frame)
         self.cloth = ClothModel.learn(frame.image, self.view, self.config.dark_ratio)
-        balls = self.detect(frame)
+        balls = self.detect(frame).xy_px.astype(np.float64)
+        # Round outlines too: a ball of the cloth's colour frozen to a cushion may not be
+        # detected, and taking it for background would leave a ghost when it moves.
+        mosaic = pack(self._boxes(None), self._bounds)
+        region = self._search_region(frame.image, mosaic)
+        rings = outline_peaks(region, self.config.edge_gradient, self.config.min_ring_votes)[0]
+        if len(rings):
+            balls = np.vstack([balls, mosaic.to_frame(rings)])
         static = self.view.edge_band.copy()
-        for (u, v), radius in zip(balls.xy_px, balls.radius_px, strict=True):
-            cv2.circle(
-                static, (round(float(u)), round(float(v))), round(1.6 * float(radius)) + 2, 0, -1
-            )
+        for (u, v), radius in zip(balls, self._radius_at(balls), strict=True):
+            centre = (round(float(u)), round(float(v)))
+            cv2.circle(static, centre, round(1.6 * float(radius)) + 2, 0, -1)
         self.cloth = with_static_edges(self.cloth, frame.image, static > 0)
         return self.cloth
 
