@@ -13,7 +13,8 @@ class EventConfig:
         fit_window_s: span of the straight-line fits before and after a contact. Raising it
             averages more noise but blurs contacts that follow each other closely; events
             are reported about this much (plus one frame) late.
-        start_distance_mm: a resting ball that moves this far from its rest position has
+        start_distance_mm: a resting ball that moves this far from its rest position (in two
+            sightings running; further when resting balls show more detector noise) has
             started moving. Raising it ignores more detector jitter but misses gentle kisses.
         start_min_speed_mm_s: a start slower than this is not reported (a ball reappearing
             where it was moved while hidden). Raising it ignores slower nudges.
@@ -24,10 +25,10 @@ class EventConfig:
         disturb_clearance_mm: a ball that starts with another moving ball this close was
             hit by it (a contact reported with low confidence), not disturbed. Raising it
             calls fewer false disturbances (fouls) but misses some real ones.
-        rest_radius_mm: a ball whose centre stays within this radius for ``rest_window_s``
-            is at rest. Raising it declares balls at rest sooner.
-        rest_window_s: see ``rest_radius_mm``. Raising it waits longer before a ball is at
-            rest (and the shot can end).
+        rest_speed_mm_s: a ball whose speed, fitted over ``rest_window_s``, is below this is
+            at rest. Raising it declares balls at rest sooner.
+        rest_window_s: see ``rest_speed_mm_s``. Raising it averages more noise but waits
+            longer before a ball is at rest (and the shot can end).
         ball_contact_tolerance_mm: added to one diameter for the largest centre distance of
             a ball-ball contact. Raising it accepts contacts seen through more noise, and
             more false contacts between near misses.
@@ -56,8 +57,8 @@ class EventConfig:
     strike_min_speed_mm_s: float = 100.0
     disturb_min_rest_s: float = 0.5
     disturb_clearance_mm: float = 230.0
-    rest_radius_mm: float = 3.0
-    rest_window_s: float = 0.15
+    rest_speed_mm_s: float = 30.0
+    rest_window_s: float = 0.25
     ball_contact_tolerance_mm: float = 15.0
     cushion_tolerance_mm: float = 20.0
     kink_min_speed_change_mm_s: float = 100.0

@@ -71,6 +71,9 @@ class EventDetector(StartExplainer):
         self._seen_time = np.zeros(NUM_CLASSES)
         self._previous_seen_time = np.zeros(NUM_CLASSES)
         self._start_floor = np.zeros(NUM_CLASSES)
+        self._displaced = np.zeros(NUM_CLASSES, bool)
+        self._noise_var = 0.0
+        self._displaced_at = np.zeros(NUM_CLASSES, np.int64)
         self._seen_xy = np.zeros((NUM_CLASSES, 2))
         self._velocity = np.zeros((NUM_CLASSES, 2))
         self._pending_starts: list[tuple[int, int]] = []
@@ -116,10 +119,19 @@ class EventDetector(StartExplainer):
     def _fit_frames(self) -> int:
         return max(3, round(self.config.fit_window_s / self._dt))
 
+    @property
+    def _noise_mm(self) -> float:
+        """Position noise: the configured floor or what resting balls show, if larger."""
+        return max(self.config.position_noise_mm, math.sqrt(self._noise_var))
+
+    @property
+    def _start_distance_mm(self) -> float:
+        return max(self.config.start_distance_mm, 4.5 * self._noise_mm)
+
     def _kink_noise_mm_s(self, frames: int) -> float:
         """Standard deviation of a velocity change between two ``frames``-long line fits."""
         offsets = (np.arange(frames) - 0.5 * (frames - 1)) * self._dt
-        slope_std = self.config.position_noise_mm / math.sqrt(float(offsets @ offsets))
+        slope_std = self._noise_mm / math.sqrt(float(offsets @ offsets))
         return math.sqrt(2.0) * slope_std
 
     def _frame_of(self, time_s: float) -> int:
@@ -220,16 +232,27 @@ class EventDetector(StartExplainer):
         self._anchor[fresh] = current[fresh]
         displacement = np.linalg.norm(current - self._anchor, axis=1)
         resting = visible & ~self._moving
-        starts = resting & (displacement > self.config.start_distance_mm)
-        settle = resting & ~starts & (displacement < 0.5 * self.config.start_distance_mm)
+        displaced = resting & (displacement > self._start_distance_mm)
+        # Two displaced sightings in a row: one noisy detection does not start a ball.
+        starts = displaced & self._displaced
+        first_seen = displaced & ~self._displaced
+        # A ball that was hidden may have started any time since it was last seen.
+        self._start_floor[first_seen] = self._previous_seen_time[first_seen]
+        self._displaced_at[first_seen] = self._history.count - 1
+        self._displaced = displaced | (self._displaced & ~visible & ~self._moving)
+        settle = resting & ~displaced & (displacement < 0.5 * self._start_distance_mm)
         self._anchor[settle] += 0.1 * (current[settle] - self._anchor[settle])
+        if settle.any():
+            # Detector noise seen on resting balls sets how far a start must go.
+            sq = float(np.median(displacement[settle] ** 2)) / 2.0
+            self._noise_var = 0.98 * self._noise_var + 0.02 * sq
         for ball in np.flatnonzero(starts):
             self._moving[ball] = True
-            self._pending_starts.append((int(ball), self._history.count - 1))
-            self._start_count[int(ball)] = self._history.count - 1
+            self._displaced[ball] = False
+            first = int(self._displaced_at[ball])
+            self._pending_starts.append((int(ball), first))
+            self._start_count[int(ball)] = first
             self._anchor_before[ball] = self._anchor[ball]
-            # A ball that was hidden may have started any time since it was last seen.
-            self._start_floor[ball] = self._previous_seen_time[ball]
         return self._detect_rest()
 
     def _near_rail(self, xy_mm: FloatArray) -> NDArray[np.bool_]:
@@ -267,17 +290,13 @@ class EventDetector(StartExplainer):
         count = self._history.count
         if count < frames or not self._moving.any():
             return []
-        _, _, xy = self._history.window(count - frames, count)
+        times, _, xy = self._history.window(count - frames, count)
         pending = {b for b, _ in self._pending_starts}
-        seen = np.isfinite(xy[:, :, 0])
-        visible = seen.sum(axis=0) >= frames - 1
-        mean = (
-            np.where(seen[:, :, None], xy, 0.0).sum(axis=0)
-            / np.maximum(seen.sum(axis=0), 1)[:, None]
-        )
-        offset = np.where(seen[:, :, None], xy - mean[None], 0.0)
-        spread = np.sqrt(np.einsum("kbi,kbi->kb", offset, offset).max(axis=0))
-        stopped = self._moving & visible & (spread <= self.config.rest_radius_mm)
+        _, mean, velocity, seen = fit_lines(times, xy)
+        visible = seen >= frames - 1
+        # A line fitted over the window averages the detector noise out of the speed.
+        slow = np.einsum("bi,bi->b", velocity, velocity) <= self.config.rest_speed_mm_s**2
+        stopped = self._moving & visible & slow
         events: list[Event] = []
         for ball in np.flatnonzero(stopped):
             if int(ball) not in pending:
