@@ -23,13 +23,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from referee.shots import ShotRecord, ShotSegmenter
-from tracking.events import EventDetector
-from tracking.tracker import BallTracker
-from tracking.types import Event, EventKind, TrackStatus
-from vision.synthetic.truth import read_jsonl, read_tracks
-from vision.synthetic.truth_detector import TruthDetector, TruthDetectorConfig
-from vision.types import Frame
+from referee.shots import ShotRecord, ShotSegmenter  # noqa: E402
+from tracking.events import EventDetector  # noqa: E402
+from tracking.tracker import BallTracker  # noqa: E402
+from tracking.types import Event, EventKind, TrackStatus  # noqa: E402
+from vision.synthetic.truth import read_jsonl, read_tracks  # noqa: E402
+from vision.synthetic.truth_detector import TruthDetector, TruthDetectorConfig  # noqa: E402
+from vision.types import Frame  # noqa: E402
 
 BLANK = np.zeros((1, 1, 3), np.uint8)
 
