@@ -27,6 +27,10 @@ STRIKE_TIME_TOLERANCE_S = 0.02
 """Events this much before the strike's estimated time still belong to the shot: a cue ball
 frozen to an object ball hits it at once, and the two times come from different fits."""
 
+DISTURBED_MIN_CONFIDENCE = 0.6
+"""A `ball_disturbed` event must be at least this sure to become a fact: the rules call a
+foul (F6) on it, so a start that may be a missed contact is left out."""
+
 FactsDict = dict[str, Any]
 
 
@@ -144,7 +148,11 @@ def facts_with_confidence(
     first_time = _first_contact(ordered, simultaneous_contact_s, facts, confidence)
     _cushion_facts(ordered, first_time, is_break, facts, confidence)
     _removal_facts(ordered, facts, confidence)
-    disturbed = [e for e in ordered if e.kind == EventKind.BALL_DISTURBED]
+    disturbed = [
+        e
+        for e in ordered
+        if e.kind == EventKind.BALL_DISTURBED and e.confidence >= DISTURBED_MIN_CONFIDENCE
+    ]
     facts["balls_moving_at_strike"] = []
     facts["balls_disturbed"] = sorted({e.balls[0] for e in disturbed})
     confidence["balls_disturbed"] = min((e.confidence for e in disturbed), default=1.0)

@@ -72,7 +72,7 @@ class EventDetector(StartExplainer):
         self._previous_seen_time = np.zeros(NUM_CLASSES)
         self._start_floor = np.zeros(NUM_CLASSES)
         self._displaced = np.zeros(NUM_CLASSES, bool)
-        self._noise_var = 0.0
+        self._noise_var = np.zeros(NUM_CLASSES)
         self._displaced_at = np.zeros(NUM_CLASSES, np.int64)
         self._seen_xy = np.zeros((NUM_CLASSES, 2))
         self._velocity = np.zeros((NUM_CLASSES, 2))
@@ -122,11 +122,16 @@ class EventDetector(StartExplainer):
     @property
     def _noise_mm(self) -> float:
         """Position noise: the configured floor or what resting balls show, if larger."""
-        return max(self.config.position_noise_mm, math.sqrt(self._noise_var))
+        seen = self._noise_var[self._alive]
+        typical = float(np.median(seen)) if len(seen) else 0.0
+        return max(self.config.position_noise_mm, math.sqrt(typical))
 
     @property
-    def _start_distance_mm(self) -> float:
-        return max(self.config.start_distance_mm, 4.5 * self._noise_mm)
+    def _start_distance_mm(self) -> FloatArray:
+        """(11,) how far each ball must move to start: far balls are seen with more noise."""
+        noise = np.sqrt(np.maximum(self._noise_var, self.config.position_noise_mm**2))
+        result: FloatArray = np.maximum(self.config.start_distance_mm, 4.5 * noise)
+        return result
 
     def _kink_noise_mm_s(self, frames: int) -> float:
         """Standard deviation of a velocity change between two ``frames``-long line fits."""
@@ -242,10 +247,9 @@ class EventDetector(StartExplainer):
         self._displaced = displaced | (self._displaced & ~visible & ~self._moving)
         settle = resting & ~displaced & (displacement < 0.5 * self._start_distance_mm)
         self._anchor[settle] += 0.1 * (current[settle] - self._anchor[settle])
-        if settle.any():
-            # Detector noise seen on resting balls sets how far a start must go.
-            sq = float(np.median(displacement[settle] ** 2)) / 2.0
-            self._noise_var = 0.98 * self._noise_var + 0.02 * sq
+        # Detector noise seen on each resting ball sets how far it must go to start.
+        per_axis = np.where(settle, displacement**2 / 2.0, self._noise_var)
+        self._noise_var = 0.97 * self._noise_var + 0.03 * per_axis
         for ball in np.flatnonzero(starts):
             self._moving[ball] = True
             self._displaced[ball] = False

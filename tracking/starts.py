@@ -170,7 +170,11 @@ class StartExplainer:
             self._in_shot = True
             self._quiet_since = None
             return Event(frame, t_start, EventKind.STRIKE, (CUE,))
-        return Event(frame, t_start, EventKind.BALL_DISTURBED, (ball,), confidence=0.8)
+        others = self._alive & self._moving
+        others[ball] = False
+        # With other balls rolling, an unexplained start is more likely a missed contact.
+        sure = 0.4 if others.any() else 0.8
+        return Event(frame, t_start, EventKind.BALL_DISTURBED, (ball,), confidence=sure)
 
     def _paths_before(
         self, stop: int, frames: int
