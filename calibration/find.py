@@ -52,6 +52,10 @@ POCKET_EVIDENCE = 12.0
 """Lightness difference (Lab) between the long- and short-side middles above which side pockets
 decide which sides are long; below it the camera fit decides."""
 
+MIN_CONFIDENCE = 0.01
+"""Below this confidence the finder refuses rather than return a table: in practice one
+cushion had no straight edge at all (a fisheye lens bends them; an arm hid one)."""
+
 SIDE_NAMES = ("head", "right", "foot", "left")
 
 SAME_COLOUR = 0.65
@@ -73,7 +77,8 @@ MAX_HUE_TURN_DEG = 25.0
 lets a rail of a similar colour pass for a cushion."""
 
 MIN_DARKENING = 3.0
-"""Lightness gradient (Lab units per px, inward) below minus this marks a darkening edge."""
+"""Lightness gradient (Lab units per px, inward) below minus this marks a darkening edge; an
+edge whose whole Lab step is under it is too faint to be a cushion at all."""
 """Sides in table order: head_left->head_right is the head, then right, foot, left."""
 
 
@@ -152,6 +157,12 @@ def find_table(
             best = finding
     if best is None:
         raise failure or TableNotFoundError("no table found")
+    if best.confidence < MIN_CONFIDENCE:
+        raise TableNotFoundError(
+            f"only a doubtful table was found (confidence {best.confidence:.3f}): a cushion "
+            "shows no straight edge (strong lens distortion, or the table hidden); give the "
+            "corners by hand"
+        )
     return best
 
 
@@ -236,8 +247,9 @@ def _pick_nose(
     Going inward from the rail, the lit cushion top ends at the nose, where the cloth darkens
     into the shadow (or the face) under it; the shadow's inner edge (brightening) is not a
     cushion feature. So the nose is the outermost edge that darkens without changing colour
-    and has cloth on its outer side; failing that, the innermost edge (where the flat bed
-    starts, at the foot of the cushion's face); failing that, the cloth boundary itself.
+    and has cloth on its outer side; failing that, the innermost clear edge (where the flat
+    bed starts, at the foot of the cushion's face; faint lines such as a cue's shadow or the
+    weave do not count); failing that, the cloth boundary itself.
     """
     noses = [
         edge
@@ -248,8 +260,9 @@ def _pick_nose(
     ]
     if noses:
         return min(noses, key=lambda edge: edge.inset_px), True
-    if candidates:
-        return max(candidates, key=lambda edge: edge.inset_px), False
+    clear = [e for e in candidates if np.hypot(e.lightness_step, e.chroma_step) >= MIN_DARKENING]
+    if clear:
+        return max(clear, key=lambda edge: edge.inset_px), False
     return None, False
 
 

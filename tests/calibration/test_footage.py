@@ -3,10 +3,10 @@
 The labels are the visible cushion noses (the inner edge of the lit cushion top), read by eye
 from 8x crops of the median frame (the temporal median of 15 frames over each clip) and
 intersected per corner; the finder is run with nose_height_mm=0 so that it reports the same
-visible lines. Measured on 2026-11-29 (max corner error, px):
-top-down-real (4 clips, one fixed camera; two are tested) 9.6 (the head cushion's top is a darker green than
-the bed, so the finder takes the foot of the cushion face, 9.5 px inside the nose; the other
-three sides within 1 px); stills/empty_table 2.0; broadcast-8ball game1 within 1.
+visible lines. Measured on 2026-11-29 (max corner error, px): top-down-real (4 clips, one
+fixed camera; two are tested) 9.6 (the head cushion's top is a darker green than the bed, so
+the finder takes the foot of the cushion face, 9.5 px inside the nose; the other three sides
+within 1 px); stills/empty_table 2.0; broadcast-8ball game1 within 1.
 The third-party footage is never copied into the repository; without it these tests skip.
 """
 

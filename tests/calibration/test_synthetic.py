@@ -17,7 +17,7 @@ import pytest
 from calibration.camera import BALL_CENTRE_HEIGHT_MM
 from calibration.find import FindOptions, find_table
 from calibration.fit import CameraPrior, fit_camera_report
-from calibration.io import CORNER_NAMES
+from calibration.io import CORNER_NAMES, table_from_json
 from calibration.table import TableSpec
 
 cameras = pytest.importorskip("vision.synthetic.cameras")
@@ -88,7 +88,7 @@ def test_sample_clip_corners_within_3_px(clip: Path) -> None:
     capture.release()
     synth = json.loads((clip / "synth.json").read_text()) if (clip / "synth.json").exists() else {}
     options = FindOptions(head=HEADS.get(synth.get("camera", "top")), nose_height_mm=0.0)
-    finding = find_table(frames, TABLE, options)
+    finding = find_table(frames, table_from_json(truth), options)
     for name in CORNER_NAMES:
         error = np.hypot(
             *np.subtract(finding.calibration.corners_px[name], truth["corners_px"][name])
