@@ -21,6 +21,9 @@ from tracking.history import FloatArray, PositionHistory, fit_lines
 from tracking.types import Event, EventKind
 from vision.types import CUE
 
+_MAX_ROLL_SPEED_MM_S = 15000.0
+"""No ball on a pool table moves faster (a hard break sends the cue ball at about 14 m/s)."""
+
 Path = tuple[float, FloatArray, FloatArray]
 """A straight path: (t_ref s, position (2,) mm at t_ref, velocity (2,) mm/s)."""
 
@@ -73,7 +76,7 @@ class StartExplainer:
         t_ref, p, v, n = fit_lines(times, xy[:, [ball]])
         anchor = self._anchor[ball]
         speed = float(np.linalg.norm(v[0]))
-        if n[0] < 2 or speed < 1e-6:
+        if n[0] < 2 or speed < 1e-6 or self._relocated(ball, (times, xy[:, ball]), v[0]):
             self._moving[ball] = False
             self._anchor[ball] = p[0] if n[0] else anchor
             return []
@@ -123,6 +126,22 @@ class StartExplainer:
             ]
         event = self._unexplained_start(ball, t_start, speed)
         return [] if event is None else [event]
+
+    def _relocated(
+        self, ball: int, seen: tuple[FloatArray, FloatArray], velocity: FloatArray
+    ) -> bool:
+        """Whether ``ball`` was put down elsewhere (by hand) rather than set rolling: its
+        first new sighting is further from its rest position than any ball could roll in the
+        time, or its path does not lead back to the rest position."""
+        times, xy = seen
+        first = int(np.argmax(np.isfinite(xy[:, 0])))
+        offset = xy[first] - self._anchor[ball]
+        elapsed = max(float(times[first]) - float(self._start_floor[ball]), self._dt)
+        if float(np.linalg.norm(offset)) > _MAX_ROLL_SPEED_MM_S * elapsed:
+            return True
+        speed = float(np.linalg.norm(velocity))
+        across = abs(float(offset[0] * velocity[1] - offset[1] * velocity[0])) / speed
+        return across > self.table.ball_diameter_mm
 
     def _cue_hidden(self) -> bool:
         """Whether the cue ball is in play but not seen in the latest frame."""

@@ -319,6 +319,8 @@ class BallTracker:
                 continue
             z = dets.xy_mm[best : best + 1].astype(np.float64)
             mean, cov = self._reinitialise(np.array([ball]), z, time_s)
+            # Found far away: where it came from says nothing of its speed now.
+            mean[0, 2:] = 0.0
             state.mean[ball], state.cov[ball] = mean[0], cov[0]
             state.seen_time_s[ball] = time_s
             state.seen_xy_mm[ball] = z[0]
