@@ -213,10 +213,15 @@ class EventDetector(StartExplainer):
             return []
         at = path_b[1] + path_b[2] * (t_kink - path_b[0])
         reach = self.table.ball_radius_mm + self.config.cushion_tolerance_mm
-        side, fit = contacts.cushion_score(self.table, at, (before[2][0], after[2][0]), reach)
-        if fit < self.config.explain_min_cosine:
+        velocities = (before[2][0], after[2][0])
+        side, fit = contacts.cushion_score(self.table, at, velocities, reach)
+        jaw, jaw_fit = contacts.jaw_score(self._jaw_tips, at, velocities, reach)
+        if max(fit, jaw_fit) < self.config.explain_min_cosine:
             return []
-        event = self._cushion_contact(ball, side, path_b, t_kink)
+        if jaw is not None and jaw_fit > fit:
+            event = self._cushion_event(ball, jaw, t_kink)
+        else:
+            event = self._cushion_contact(ball, side, path_b, t_kink)
         return [] if event is None else [event]
 
     def _remember(self, pair: frozenset[int], time_s: float) -> bool:
