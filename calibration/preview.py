@@ -1,7 +1,8 @@
 """Drawing a fitted table over its frame, so a person sees at a glance whether it is right.
 
 Everything is drawn through the fitted camera (lens distortion included): a 10 cm grid on the
-cloth, the six cushion noses, each pocket with its mouth, the head string, the head and foot
+cloth, the six cushion noses at their height (where a person sees them), each pocket with its
+mouth, the head string, the head and foot
 spots, and the four corners with their names. Lines that sit on the real cushions and a grid of
 even squares mean a good calibration.
 """
@@ -20,6 +21,8 @@ from calibration.io import Calibration
 from calibration.table import Cushion, Pocket, TableSpec
 
 GRID_MM = 100.0
+NOSE_HEIGHT_MM = 36.3
+"""Cushion nose height above the cloth (WPA: 63.5% of the ball diameter)."""
 CUSHION_BGR = (0, 255, 255)
 GRID_BGR = (255, 255, 255)
 POCKET_BGR = (0, 0, 255)
@@ -28,8 +31,17 @@ SPOT_BGR = (255, 0, 255)
 _SHIFT = 4
 
 
-def draw_preview(image: NDArray[np.uint8], calibration: Calibration) -> NDArray[np.uint8]:
-    """A copy of a BGR uint8 frame with the calibrated table drawn over it."""
+def draw_preview(
+    image: NDArray[np.uint8], calibration: Calibration, nose_height_mm: float = NOSE_HEIGHT_MM
+) -> NDArray[np.uint8]:
+    """A copy of a BGR uint8 frame with the calibrated table drawn over it.
+
+    Args:
+        image: (H, W, 3) uint8 BGR frame.
+        calibration: the fitted table and camera.
+        nose_height_mm: height at which the cushion lines are drawn, so that they sit on the
+            cushion noses a person sees (0 draws the playing surface's edge on the cloth).
+    """
     camera, table = calibration.camera, calibration.table
     scale = max(1, round(max(image.shape[:2]) / 900))
     grid = image.copy()
@@ -38,7 +50,8 @@ def draw_preview(image: NDArray[np.uint8], calibration: Calibration) -> NDArray[
     out = np.asarray(cv2.addWeighted(grid, 0.35, image, 0.65, 0.0), dtype=np.uint8)
     for cushion in Cushion:
         start, end = table.cushion_segment_mm(cushion)
-        _polyline(out, camera, np.array([start, end]), CUSHION_BGR, scale)
+        nose = np.array([[*start, nose_height_mm], [*end, nose_height_mm]])
+        _polyline(out, camera, nose, CUSHION_BGR, scale)
     for pocket in Pocket:
         _polyline(out, camera, _mouth(table, pocket), POCKET_BGR, scale)
     string = np.array([[table.head_string_x_mm, 0.0], [table.head_string_x_mm, table.width_mm]])
@@ -83,11 +96,11 @@ def _polyline(
     colour: tuple[int, int, int],
     thickness: int,
 ) -> None:
-    """Draw table-frame points joined by lines (each edge cut into 1 cm steps, so a distorted
-    lens bends them as it bends the cushions)."""
-    points = _densify(xy_mm)
-    uv = camera.project(points)
-    if not np.all(np.isfinite(uv)) or camera.depth_mm(points).min() <= 0:
+    """Draw table-frame points (x, y[, height]) joined by lines, each edge cut into 1 cm steps
+    so that a distorted lens bends them as it bends the cushions."""
+    points = _densify(xy_mm if xy_mm.shape[1] == 3 else np.column_stack([xy_mm, 0 * xy_mm[:, 0]]))
+    uv = camera.project(points[:, :2], points[:, 2])
+    if not np.all(np.isfinite(uv)) or camera.depth_mm(points[:, :2], points[:, 2]).min() <= 0:
         return
     fixed = np.round(uv * (1 << _SHIFT)).astype(np.int32)
     cv2.polylines(image, [fixed], False, colour, thickness, cv2.LINE_AA, _SHIFT)
@@ -96,7 +109,7 @@ def _polyline(
 def _densify(ends: FloatArray) -> FloatArray:
     parts = []
     for start, end in itertools.pairwise(ends):
-        count = max(1, int(np.linalg.norm(end - start) / 10.0))
+        count = max(1, int(np.linalg.norm(end[:2] - start[:2]) / 10.0))
         parts.append(start + np.arange(count)[:, None] / count * (end - start))
     parts.append(ends[-1:])
     return np.concatenate(parts)
