@@ -29,6 +29,7 @@ class SearchRegion:
         radius: (H, W) float32 expected ball radius, px (0 in mosaic gaps).
         gradient: (H, W, 2) float32 lightness gradient, Lab L per px.
         centre_valid: (H, W) uint8 1 where a ball centre may lie.
+        threshold: the foreground distance in use.
     """
 
     image: NDArray[np.uint8]
@@ -37,6 +38,7 @@ class SearchRegion:
     radius: NDArray[np.float32]
     gradient: NDArray[np.float32]
     centre_valid: NDArray[np.uint8]
+    threshold: float
 
 
 def sample(image: NDArray[np.generic], points: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -276,7 +278,9 @@ def confidence(
         np.maximum(np.minimum(coverage, rim), round_outline),
     )
     ring = xy[:, None, :] + 1.4 * radius[:, None, None] * DIRECTIONS[None, :, :]
-    occupied = sample(region.foreground, ring) > 0
+    # Only clearly foreground counts against a ball: real balls sit in a soft halo of shadow
+    # and blur that is just over the threshold; a hand or an arm is far over it.
+    occupied = sample(region.distance, ring) > 1.5 * region.threshold
     gaps = np.linalg.norm(ring[:, :, None, :] - xy[None, None, :, :], axis=3)
     # Only a neighbour that could be a real ball (centres two radii apart: balls do not
     # overlap) explains foreground in the ring; a chain of candidates along a cushion face

@@ -231,7 +231,9 @@ class BallDetector:
         gradient *= inside[..., None].astype(np.float32)
         radius = mosaic.gather(self.view.radius_px)
         centre_valid = mosaic.gather(self.view.centre_valid)
-        return SearchRegion(crop, distance, foreground, radius, gradient, centre_valid)
+        return SearchRegion(
+            crop, distance, foreground, radius, gradient, centre_valid, self.threshold
+        )
 
     def _find(
         self, region: SearchRegion, mosaic: Mosaic, thorough: bool

@@ -20,7 +20,7 @@ TARGETS = {
     "top_break_green": (0.995, 0.995, 0.99, 1.0),
     "top_combo10_blue_arm": (0.98, 0.98, 0.99, 1.0),
     "broadcast_scratch_red_tv": (0.85, 0.93, 0.98, 1.0),
-    "corner_offtable_grey": (0.9, 0.88, 0.9, 1.0),
+    "corner_offtable_grey": (0.93, 0.85, 0.87, 1.1),
 }
 
 
