@@ -179,8 +179,17 @@ def simulate_shot(system: Any, shot: ShotParams, table: TableSpec) -> SimulatedS
         b=shot.top_spin,
         cue_ball_id="cue",
     )
+    moving = any(int(ball.state.s) not in (0, POCKETED) for ball in played.balls.values())
+    if moving:
+        # pooltool strikes only a system at rest; with balls rolling, resolve the stroke on the
+        # cue ball here (the same stick-ball model) and let the physics run from there.
+        from pooltool.physics.resolve.resolver import Resolver
+
+        Resolver.default().stick_ball.resolve(played.cue, played.balls["cue"], inplace=True)
     pt.simulate(played, inplace=True)
     events = convert_events(played.events, table)
+    if moving:
+        events.insert(0, TruthEvent(0.0, "strike", (0,)))
     pocketed = {e.balls[0]: (str(e.pocket), e.time_s) for e in events if e.kind == "ball_pocket"}
     final = {}
     for name, ball in played.balls.items():
