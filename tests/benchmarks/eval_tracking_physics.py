@@ -37,33 +37,48 @@ LEAD_S = 0.5
 TAIL_S = 1.2
 
 
-def _layout(rng: np.random.Generator, table: TableSpec, is_break: bool) -> dict[int, tuple[float, float]]:
+def _layout(
+    rng: np.random.Generator, table: TableSpec, is_break: bool
+) -> dict[int, tuple[float, float]]:
     radius = table.ball_radius_mm
     if is_break:
         positions = table.rack_positions_mm([int(b) for b in rng.permutation(np.arange(2, 10))])
-        positions[0] = (float(rng.uniform(200, table.head_string_x_mm - 40)), float(rng.uniform(200, table.width_mm - 200)))
+        positions[0] = (
+            float(rng.uniform(200, table.head_string_x_mm - 40)),
+            float(rng.uniform(200, table.width_mm - 200)),
+        )
         return positions
     positions: dict[int, tuple[float, float]] = {}
     balls = [0, *rng.choice(np.arange(1, 11), size=int(rng.integers(3, 9)), replace=False).tolist()]
     for ball in balls:
         for _ in range(200):
-            xy = (float(rng.uniform(2 * radius, table.length_mm - 2 * radius)), float(rng.uniform(2 * radius, table.width_mm - 2 * radius)))
+            xy = (
+                float(rng.uniform(2 * radius, table.length_mm - 2 * radius)),
+                float(rng.uniform(2 * radius, table.width_mm - 2 * radius)),
+            )
             if all(math.dist(xy, other) > 2.2 * radius for other in positions.values()):
                 positions[int(ball)] = xy
                 break
     return positions
 
 
-def _stroke(rng: np.random.Generator, positions: dict[int, tuple[float, float]], is_break: bool) -> Any:
+def _stroke(
+    rng: np.random.Generator, positions: dict[int, tuple[float, float]], is_break: bool
+) -> Any:
     from vision.synthetic.physics import ShotParams
 
     target = 1 if is_break else int(rng.choice([b for b in positions if b != 0]))
     aim = np.subtract(positions[target], positions[0])
     aim = aim / np.linalg.norm(aim)
     cut = rng.normal(0.0, 0.01 if is_break else 0.25)
-    direction = (aim[0] * math.cos(cut) - aim[1] * math.sin(cut), aim[0] * math.sin(cut) + aim[1] * math.cos(cut))
+    direction = (
+        aim[0] * math.cos(cut) - aim[1] * math.sin(cut),
+        aim[0] * math.sin(cut) + aim[1] * math.cos(cut),
+    )
     speed = rng.uniform(6.0, 9.0) if is_break else rng.uniform(0.8, 4.0)
-    spin = (0.0, 0.0) if is_break else (float(rng.uniform(-0.4, 0.4)), float(rng.uniform(-0.4, 0.4)))
+    spin = (
+        (0.0, 0.0) if is_break else (float(rng.uniform(-0.4, 0.4)), float(rng.uniform(-0.4, 0.4)))
+    )
     return ShotParams(float(speed), (float(direction[0]), float(direction[1])), spin[0], spin[1])
 
 
@@ -77,7 +92,14 @@ def play(rng: np.random.Generator, table: TableSpec, is_break: bool, fps: float)
     times = np.arange(0.0, LEAD_S + shot.duration_s + TAIL_S, 1.0 / fps)
     states = shot.states(np.maximum(times - LEAD_S, 0.0))
     events = [
-        Event(math.ceil((e.time_s + LEAD_S) * fps - 1e-9), e.time_s + LEAD_S, EventKind(e.kind), e.balls, e.cushion, e.pocket)
+        Event(
+            math.ceil((e.time_s + LEAD_S) * fps - 1e-9),
+            e.time_s + LEAD_S,
+            EventKind(e.kind),
+            e.balls,
+            e.cushion,
+            e.pocket,
+        )
         for e in shot.events
     ]
     on_table = [b for b in positions if b != 0]
@@ -90,7 +112,9 @@ def play(rng: np.random.Generator, table: TableSpec, is_break: bool, fps: float)
     }
 
 
-def detections(states: Any, frame: int, rng: np.random.Generator, args: argparse.Namespace, hidden: Any) -> Detections:
+def detections(
+    states: Any, frame: int, rng: np.random.Generator, args: argparse.Namespace, hidden: Any
+) -> Detections:
     """Noisy detections of the balls on the table at one frame."""
     visible = states.present & ~states.pocketed[frame]
     balls = np.flatnonzero(visible & (rng.random(NUM_CLASSES) >= args.miss_rate))
@@ -105,10 +129,18 @@ def detections(states: Any, frame: int, rng: np.random.Generator, args: argparse
     prob[np.arange(len(balls)), balls] = args.true_prob
     prob[np.arange(len(balls)), (balls + 1) % NUM_CLASSES] += 1.0 - args.true_prob - 0.1
     prob /= prob.sum(axis=1, keepdims=True)
-    return Detections(xy.astype(np.float32), xy.astype(np.float32), np.full(len(balls), 10.0, np.float32), np.full(len(balls), 0.95, np.float32), prob.astype(np.float32))
+    return Detections(
+        xy.astype(np.float32),
+        xy.astype(np.float32),
+        np.full(len(balls), 10.0, np.float32),
+        np.full(len(balls), 0.95, np.float32),
+        prob.astype(np.float32),
+    )
 
 
-def _switches_and_errors(trackset: TrackSet, states: Any, frame: int, tally: dict[str, Any]) -> None:
+def _switches_and_errors(
+    trackset: TrackSet, states: Any, frame: int, tally: dict[str, Any]
+) -> None:
     truth = states.xy_mm[frame]
     live = states.present & ~states.pocketed[frame]
     for ball, xy, status in zip(trackset.ball, trackset.xy_mm, trackset.status, strict=True):
@@ -123,7 +155,13 @@ def _switches_and_errors(trackset: TrackSet, states: Any, frame: int, tally: dic
             tally["switch_frames"] += 1
 
 
-def run_shot(shot: dict[str, Any], table: TableSpec, rng: np.random.Generator, args: argparse.Namespace, tally: dict[str, Any]) -> ShotRecord | None:
+def run_shot(
+    shot: dict[str, Any],
+    table: TableSpec,
+    rng: np.random.Generator,
+    args: argparse.Namespace,
+    tally: dict[str, Any],
+) -> ShotRecord | None:
     tracker, detector, segmenter = BallTracker(table), EventDetector(table), ShotSegmenter(table)
     records: list[ShotRecord] = []
     frames = len(shot["time_s"])
@@ -131,7 +169,12 @@ def run_shot(shot: dict[str, Any], table: TableSpec, rng: np.random.Generator, a
     if rng.random() < args.arm_rate:
         start = int(rng.integers(0, frames // 2))
         centre = rng.uniform([0, 0], [table.length_mm, table.width_mm])
-        hidden = (centre, float(rng.uniform(100, 250)), start, start + int(rng.uniform(0.2, 1.0) * len(shot["time_s"]) / 10))
+        hidden = (
+            centre,
+            float(rng.uniform(100, 250)),
+            start,
+            start + int(rng.uniform(0.2, 1.0) * len(shot["time_s"]) / 10),
+        )
     spent = 0.0
     for frame, time_s in enumerate(shot["time_s"]):
         dets = detections(shot["states"], frame, rng, args, hidden)
@@ -157,12 +200,17 @@ def compare(mine: ShotRecord | None, shot: dict[str, Any], tally: dict[str, Any]
         return
     got = mine.facts
     first = got["first_object_ball_contacted"] == want["first_object_ball_contacted"]
-    cushions = {str(b) for b in got["cushion_after_first_contact"]} == {str(b) for b in want["cushion_after_first_contact"]}
+    cushions = {str(b) for b in got["cushion_after_first_contact"]} == {
+        str(b) for b in want["cushion_after_first_contact"]
+    }
     tally["first_ok"] += first
     tally["cushion_ok"] += cushions
     if shot["is_break"]:
         tally["breaks"] += 1
-        n_got, n_want = got["object_balls_to_cushion_on_break"], want["object_balls_to_cushion_on_break"]
+        n_got, n_want = (
+            got["object_balls_to_cushion_on_break"],
+            want["object_balls_to_cushion_on_break"],
+        )
         tally["break_count_ok"] += n_got == n_want
         tally["four_ok"] += (n_got is not None and n_got >= 4) == (n_want >= 4)
     mine_p = {(p["ball"], p["pocket"]): p["frame"] for p in got["pocketed"]}
@@ -178,8 +226,19 @@ def compare(mine: ShotRecord | None, shot: dict[str, Any], tally: dict[str, Any]
     tally["pocket_frame_errors"] += [abs(mine_p[k] - want_p[k]) for k in both]
     tally["disturbed_false"] += bool(got["balls_disturbed"])
     if not (first and cushions) or mine_p.keys() != want_p.keys():
-        keys = ("first_object_ball_contacted", "cushion_after_first_contact", "pocketed", "cue_ball_pocketed")
-        tally["mismatches"].append({"break": shot["is_break"], "got": {k: got[k] for k in keys}, "want": {k: want[k] for k in keys}})
+        keys = (
+            "first_object_ball_contacted",
+            "cushion_after_first_contact",
+            "pocketed",
+            "cue_ball_pocketed",
+        )
+        tally["mismatches"].append(
+            {
+                "break": shot["is_break"],
+                "got": {k: got[k] for k in keys},
+                "want": {k: want[k] for k in keys},
+            }
+        )
 
 
 def summary(tally: dict[str, Any]) -> dict[str, Any]:
@@ -197,7 +256,9 @@ def summary(tally: dict[str, Any]) -> dict[str, Any]:
         "break_four_ball_decision_rate": rate("four_ok", "breaks"),
         "pocket_precision": round(tp / (tp + fp), 4) if tp + fp else None,
         "pocket_recall": round(tp / (tp + fn), 4) if tp + fn else None,
-        "pocket_frame_error_max": max((e for e in tally["pocket_frame_errors"] if e >= 0), default=None),
+        "pocket_frame_error_max": max(
+            (e for e in tally["pocket_frame_errors"] if e >= 0), default=None
+        ),
         "identity_switch_frames": tally["switch_frames"],
         "median_position_error_mm": round(float(np.median(tally["errors"])), 3),
         "shots_with_false_disturbance": tally["disturbed_false"],
@@ -215,13 +276,29 @@ def main() -> int:
     parser.add_argument("--noise-mm", type=float, default=1.5)
     parser.add_argument("--miss-rate", type=float, default=0.02)
     parser.add_argument("--true-prob", type=float, default=0.8)
-    parser.add_argument("--arm-rate", type=float, default=0.3, help="share of shots with an arm hiding balls")
+    parser.add_argument(
+        "--arm-rate", type=float, default=0.3, help="share of shots with an arm hiding balls"
+    )
     parser.add_argument("--show-mismatches", action="store_true")
     args = parser.parse_args()
     table = TableSpec.from_name(args.table)
     rng = np.random.default_rng(args.seed)
     tally: dict[str, Any] = dict.fromkeys(
-        ["shots", "missed_shots", "first_ok", "cushion_ok", "breaks", "break_count_ok", "four_ok", "pocket_tp", "pocket_fp", "pocket_fn", "switch_frames", "disturbed_false"], 0
+        [
+            "shots",
+            "missed_shots",
+            "first_ok",
+            "cushion_ok",
+            "breaks",
+            "break_count_ok",
+            "four_ok",
+            "pocket_tp",
+            "pocket_fp",
+            "pocket_fn",
+            "switch_frames",
+            "disturbed_false",
+        ],
+        0,
     )
     tally.update(errors=[], pocket_frame_errors=[], mismatches=[], ms_per_frame=[])
     kinds = [True] * args.breaks + [False] * args.shots
