@@ -107,3 +107,18 @@ def test_strike_comes_first_and_final_positions_stay_on_the_table() -> None:
     states = shot.states(np.array([0.0, shot.duration_s / 2, shot.duration_s + 1.0]))
     assert np.linalg.norm(states.velocity_mm_s[-1, CUE]) == pytest.approx(0.0, abs=1e-6)
     assert math.isclose(states.xy_mm[-1, CUE, 0], x, abs_tol=1e-6)
+
+
+def test_a_stroke_played_while_a_ball_rolls_is_struck() -> None:
+    table = TableSpec()
+    positions = {CUE: (400.0, 300.0), 1: (1500.0, 900.0)}
+    system = build_system(pooltool_table(table), positions, table.ball_radius_mm)
+    radius_m = table.ball_radius_mm / 1000.0
+    rolling = system.balls["1"].state
+    rolling.rvw[1] = [0.0, 0.8, 0.0]  # pooltool frame: 0.8 m/s along the table, toward the foot
+    rolling.rvw[2] = [0.8 / radius_m, 0.0, 0.0]  # rolling without slip
+    rolling.s = 3
+    shot = simulate_shot(system, ShotParams(1.5, (0.0, 1.0)), table)
+    assert shot.events[0].kind == "strike" and shot.events[0].time_s == 0.0
+    assert shot.final_xy_mm[CUE][1] > positions[CUE][1] + 100.0, "the cue ball was struck"
+    assert shot.final_xy_mm[1][0] > positions[1][0] + 100.0, "the 1 rolled on toward the foot"
