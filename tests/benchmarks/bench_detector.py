@@ -85,6 +85,9 @@ def evaluate_clip(clip: Path, every: int) -> dict[str, float]:
 
 def time_rendered(repeats: int = 30) -> dict[str, float]:
     """CPU ms per frame on a rendered 1280x720 table with eleven scattered balls."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.
     from tests.vision.scenes import render_scene, scatter
 
     scene = render_scene(scatter(np.random.default_rng(1), 11), list(range(11)), seed=1)
