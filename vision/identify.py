@@ -148,8 +148,13 @@ def frame_features(
     median_chroma = _segment_quantile(chroma, segment, chromatic, count, 0.5)
     saturated = chromatic & (chroma >= np.nan_to_num(median_chroma, nan=np.inf)[segment])
     chosen = np.where(use_chroma[segment], saturated, others)
-    colour = np.column_stack(
-        [_segment_quantile(lab[:, c], segment, chosen, count, 0.5) for c in range(3)]
+    # The mean of the chosen pixels (the saturated half already drops the shaded rim).
+    chosen_count = np.bincount(segment, chosen, minlength=count)
+    colour = (
+        np.column_stack(
+            [np.bincount(segment, lab[:, c] * chosen, minlength=count) for c in range(3)]
+        )
+        / np.where(chosen_count > 0, chosen_count, np.nan)[:, None]
     )
     has_colour = (n_others >= np.maximum(3, 0.03 * sizes)) & np.all(np.isfinite(colour), axis=1)
     out[:, 0] = white_fraction
