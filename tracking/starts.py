@@ -132,13 +132,15 @@ class StartExplainer:
     ) -> bool:
         """Whether ``ball`` was put down elsewhere (by hand) rather than set rolling: its
         first new sighting is further from its rest position than any ball could roll in the
-        time, or its path does not lead back to the rest position."""
+        time, or (after it was hidden) its path does not lead back to the rest position."""
         times, xy = seen
         first = int(np.argmax(np.isfinite(xy[:, 0])))
         offset = xy[first] - self._anchor[ball]
         elapsed = max(float(times[first]) - float(self._start_floor[ball]), self._dt)
         if float(np.linalg.norm(offset)) > _MAX_ROLL_SPEED_MM_S * elapsed:
             return True
+        if elapsed <= 2.5 * self._dt:
+            return False  # seen leaving: a contact may already have bent the path
         speed = float(np.linalg.norm(velocity))
         across = abs(float(offset[0] * velocity[1] - offset[1] * velocity[0])) / speed
         return across > self.table.ball_diameter_mm
