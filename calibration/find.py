@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -35,6 +35,7 @@ from calibration.cloth import (
 from calibration.fit import CameraFit, CameraPrior, check_fit, fit_camera_report
 from calibration.io import CORNER_NAMES, Calibration, CalibrationError
 from calibration.lines import EdgeLine, side_lines
+from calibration.nose import pick_nose
 from calibration.orientation import head_side, pocket_darkness, rack_end
 from calibration.table import TableSpec
 
@@ -58,27 +59,7 @@ cushion had no straight edge at all (a fisheye lens bends them; an arm hid one).
 
 SIDE_NAMES = ("head", "right", "foot", "left")
 
-SAME_COLOUR = 0.65
-"""An edge whose chroma change is below this share of its lightness change is light and shade
-on one cloth, not a change of material."""
 
-CLOTH_CHROMA = 12.0
-"""Below this Lab chroma a cloth counts as grey, and the cushion top outside a nose must then
-be within this chroma distance of it."""
-
-OUTSIDE_SAMPLE_PX = 4.0
-"""How far outside a nose candidate its outer side is sampled (clear of the edge's blur)."""
-
-MIN_CUSHION_LIGHTNESS = 0.45
-"""Least lightness, as a share of the cloth's, of a cushion top outside a nose."""
-
-MAX_HUE_TURN_DEG = 25.0
-"""Largest hue difference between the cloth and the cushion top outside a nose; raising it
-lets a rail of a similar colour pass for a cushion."""
-
-MIN_DARKENING = 3.0
-"""Lightness gradient (Lab units per px, inward) below minus this marks a darkening edge; an
-edge whose whole Lab step is under it is too faint to be a cushion at all."""
 """Sides in table order: head_left->head_right is the head, then right, foot, left."""
 
 
@@ -140,6 +121,8 @@ def find_table(
     """
     options = options or FindOptions()
     full = median_frame(list(frames))
+    if options.prior.distortion:
+        return _find_through_lens(full, table, options)
     image, scale = _working_image(full)
     lab = lab_image(image)
     best: TableFinding | None = None
@@ -164,6 +147,36 @@ def find_table(
             "corners by hand"
         )
     return best
+
+
+def _find_through_lens(
+    image: NDArray[np.uint8], table: TableSpec, options: FindOptions
+) -> TableFinding:
+    """Find the table in the undistorted image, then carry the corners back through the lens.
+
+    Undistorting needs the focal length the coefficients were measured with, so it must be
+    given with them.
+    """
+    prior = options.prior
+    if prior.focal_px is None:
+        raise CalibrationError("lens distortion needs the focal length it was measured with")
+    height, width = image.shape[:2]
+    centre = prior.principal_point or ((width - 1) / 2.0, (height - 1) / 2.0)
+    matrix = np.array([[prior.focal_px, 0, centre[0]], [0, prior.focal_px, centre[1]], [0, 0, 1]])
+    coefficients = np.asarray(prior.distortion, dtype=np.float64)
+    ideal = np.asarray(cv2.undistort(image, matrix, coefficients, None, matrix), dtype=np.uint8)
+    pinhole = FindOptions(options.head, replace(prior, distortion=()), options.nose_height_mm)
+    found = find_table([ideal], table, pinhole)
+    lens = CameraModel(matrix, np.eye(3), np.zeros(3), (width, height), coefficients)
+    names = list(found.calibration.corners_px)
+    rays = (np.array([found.calibration.corners_px[n] for n in names]) - centre) / prior.focal_px
+    seen = lens.project(rays, -1.0)  # camera-frame rays at depth 1 (world z down = -height)
+    corners = {n: (float(u), float(v)) for n, (u, v) in zip(names, seen, strict=True)}
+    fit = fit_camera_report(corners, table, (width, height), prior)
+    extra = {**found.calibration.extra, **fit.as_json()}
+    calibration = Calibration(table=table, camera=fit.camera, corners_px=corners, extra=extra)
+    notes = (*found.notes, "found in the undistorted image, corners carried back through the lens")
+    return TableFinding(calibration, fit, found.confidence, found.cloth_px, found.lines, notes)
 
 
 def _find_in_region(
@@ -232,58 +245,11 @@ def _nose_lines(
         opposite = line_through(outer[(k + 2) % 4], outer[(k + 3) % 4])
         middle = 0.5 * (start + end)
         depth = CUSHION_BAND * abs(float(opposite @ np.array([middle[0], middle[1], 1.0])))
-        best, is_nose = _pick_nose(side_lines(lab, start, end, depth), lab, cloth_lab)
+        best, is_nose = pick_nose(side_lines(lab, start, end, depth), lab, cloth_lab)
         lines.append(line_through(start, end) if best is None else best.line)
         found.append(best)
         raised.append(is_nose)
     return lines, found, raised
-
-
-def _pick_nose(
-    candidates: list[EdgeLine], lab: NDArray[np.float32], cloth_lab: FloatArray
-) -> tuple[EdgeLine | None, bool]:
-    """The cushion line among the straight edges along a side, and whether it is the nose.
-
-    Going inward from the rail, the lit cushion top ends at the nose, where the cloth darkens
-    into the shadow (or the face) under it; the shadow's inner edge (brightening) is not a
-    cushion feature. So the nose is the outermost edge that darkens without changing colour
-    and has cloth on its outer side; failing that, the innermost clear edge (where the flat
-    bed starts, at the foot of the cushion's face; faint lines such as a cue's shadow or the
-    weave do not count); failing that, the cloth boundary itself.
-    """
-    noses = [
-        edge
-        for edge in candidates
-        if edge.lightness_step < -MIN_DARKENING
-        and edge.chroma_step < SAME_COLOUR * abs(edge.lightness_step)
-        and _cloth_outside(edge, lab, cloth_lab)
-    ]
-    if noses:
-        return min(noses, key=lambda edge: edge.inset_px), True
-    clear = [e for e in candidates if np.hypot(e.lightness_step, e.chroma_step) >= MIN_DARKENING]
-    if clear:
-        return max(clear, key=lambda edge: edge.inset_px), False
-    return None, False
-
-
-def _cloth_outside(edge: EdgeLine, lab: NDArray[np.float32], cloth_lab: FloatArray) -> bool:
-    """Whether the pixels just outside the edge have the cloth's hue (a cushion top)."""
-    normal = edge.line[:2]
-    inward_sign = np.sign(np.mean(edge.points_px @ normal + edge.line[2]) - 0.0) or 1.0
-    centre = np.array([lab.shape[1] / 2.0, lab.shape[0] / 2.0])
-    toward_centre = np.sign(centre @ normal + edge.line[2]) or inward_sign
-    outside = edge.points_px - OUTSIDE_SAMPLE_PX * toward_centre * normal
-    u = np.clip(np.round(outside[:, 0]).astype(int), 0, lab.shape[1] - 1)
-    v = np.clip(np.round(outside[:, 1]).astype(int), 0, lab.shape[0] - 1)
-    outside_lab = np.median(lab[v, u], axis=0)
-    if outside_lab[0] < MIN_CUSHION_LIGHTNESS * cloth_lab[0]:
-        return False  # too dark for a cushion top: a pocket, a black rail or the floor
-    chroma = outside_lab[1:] - 128.0
-    reference = cloth_lab[1:] - 128.0
-    if np.hypot(*reference) < CLOTH_CHROMA:  # a grey cloth: the outside must be grey too
-        return bool(np.hypot(*(chroma - reference)) < CLOTH_CHROMA)
-    cosine = chroma @ reference / (np.linalg.norm(chroma) * np.linalg.norm(reference) + 1e-9)
-    return bool(cosine > np.cos(np.radians(MAX_HUE_TURN_DEG)))
 
 
 def _long_sides(

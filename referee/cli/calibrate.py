@@ -52,7 +52,10 @@ def register(subparsers: Any) -> None:
         "--camera-height", type=float, metavar="MM", help="lens height above the cloth, mm"
     )
     parser.add_argument(
-        "--distortion", metavar="K1,K2,P1,P2[,K3]", help="OpenCV lens distortion coefficients"
+        "--distortion",
+        metavar="K1,K2,P1,P2[,K3]",
+        help="OpenCV lens distortion coefficients (write --distortion=-0.2,... when the first "
+        "is negative); finding the table through them needs --focal",
     )
     parser.add_argument(
         "--nose-height",
@@ -96,6 +99,11 @@ def _request(args: argparse.Namespace) -> dict[str, Any]:
     distortion = _numbers(args.distortion, "--distortion") if args.distortion else ()
     if distortion and len(distortion) not in (4, 5):
         raise ValueError(f"--distortion needs 4 or 5 numbers, got {len(distortion)}")
+    if distortion and args.focal is None and not args.corners:
+        raise ValueError(
+            "finding the table through --distortion needs --focal (the focal "
+            "length the coefficients were measured with)"
+        )
     prior = CameraPrior(
         focal_px=args.focal, distortion=tuple(distortion), camera_height_mm=args.camera_height
     )

@@ -76,8 +76,9 @@ def test_given_corners_are_fitted_and_a_bad_set_is_refused(
         (["--table", "huge"], "unknown table size"),
         (["--corners", "1,2,3"], "8 numbers"),
         (["--distortion", "0.1"], "4 or 5"),
+        (["--distortion=-0.2,0,0,0"], "--focal"),
     ],
-    ids=["table", "corners", "distortion"],
+    ids=["table", "corners", "distortion", "distortion-focal"],
 )
 def test_bad_arguments_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str

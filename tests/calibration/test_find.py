@@ -8,7 +8,7 @@ import pytest
 from calibration.camera import CameraModel
 from calibration.find import FindOptions, TableNotFoundError, find_table
 from calibration.fit import CameraPrior
-from calibration.io import CORNER_NAMES
+from calibration.io import CORNER_NAMES, CalibrationError
 from tests.calibration.cameras import IMAGE_SIZE, TABLE, corners_of, preset_cameras
 from tests.calibration.drawn import draw_table
 
@@ -96,3 +96,18 @@ def test_a_table_cut_off_by_the_frame_is_refused() -> None:
     camera = CameraModel.look_at((middle[0], middle[1], 1500.0), middle, IMAGE_SIZE, 1100.0)
     with pytest.raises(TableNotFoundError):
         find_table([draw_table(camera, TABLE, "green")], TABLE)
+
+
+def test_a_distorted_lens_is_undone_when_its_coefficients_are_given() -> None:
+    base = preset_cameras()["tilted"]
+    coefficients = np.array([-0.22, 0.05, 0.0, 0.0, 0.0])
+    camera = CameraModel(
+        base.camera_matrix, base.rotation, base.translation_mm, base.image_size, coefficients
+    )
+    frame = draw_table(camera, TABLE, "green", BALLS_MM)
+    prior = CameraPrior(focal_px=1000.0, distortion=tuple(coefficients))
+    finding = find_table([frame], TABLE, FindOptions(prior=prior))
+    assert max(_corner_errors_px(finding.calibration.corners_px, camera)) < 1.0
+    assert np.allclose(finding.calibration.camera.distortion, coefficients)
+    with pytest.raises(CalibrationError, match="focal"):
+        find_table([frame], TABLE, FindOptions(prior=CameraPrior(distortion=(-0.2, 0, 0, 0))))
