@@ -26,7 +26,7 @@ from vision.types import Detections, Frame
 
 if TYPE_CHECKING:  # the stages are imported when a pipeline is built, not before
     from referee.shots import ShotConfig
-    from tracking.events import EventConfig
+    from tracking.event_config import EventConfig
     from tracking.tracker import TrackerConfig
     from vision.detector import DetectorConfig
 

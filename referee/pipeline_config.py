@@ -50,7 +50,7 @@ def _build(kind: type[Any], values: Any, where: str) -> Any:
 
 def _stage_kinds() -> dict[str, type[Any]]:
     from referee.shots import ShotConfig
-    from tracking.events import EventConfig
+    from tracking.event_config import EventConfig
     from tracking.tracker import TrackerConfig
     from vision.detector import DetectorConfig
 
