@@ -142,17 +142,15 @@ def facts_with_confidence(
         (e for e in events if all(b in known for b in e.balls)), key=lambda e: e.time_s
     )
     strike_time = next((e.time_s for e in ordered if e.kind == EventKind.STRIKE), -np.inf)
+    # A ball disturbed between the previous shot's end and this strike is this shot's fact.
+    disturbances = [e for e in ordered if e.kind == EventKind.BALL_DISTURBED]
     ordered = [e for e in ordered if e.time_s >= strike_time - STRIKE_TIME_TOLERANCE_S]
     facts: FactsDict = {}
     confidence: dict[str, float] = {}
     first_time = _first_contact(ordered, simultaneous_contact_s, facts, confidence)
     _cushion_facts(ordered, first_time, is_break, facts, confidence)
     _removal_facts(ordered, facts, confidence)
-    disturbed = [
-        e
-        for e in ordered
-        if e.kind == EventKind.BALL_DISTURBED and e.confidence >= DISTURBED_MIN_CONFIDENCE
-    ]
+    disturbed = [e for e in disturbances if e.confidence >= DISTURBED_MIN_CONFIDENCE]
     facts["balls_moving_at_strike"] = []
     facts["balls_disturbed"] = sorted({e.balls[0] for e in disturbed})
     confidence["balls_disturbed"] = min((e.confidence for e in disturbed), default=1.0)
@@ -311,7 +309,10 @@ class ShotSegmenter:
             sorted(int(b) for b in tracks.ball[fast]),
         )
         early = strike.time_s - STRIKE_TIME_TOLERANCE_S
-        shot.events = [strike, *(e for e in self._loose if e.time_s >= early)]
+        shot.events = [
+            strike,
+            *(e for e in self._loose if e.time_s >= early or e.kind == EventKind.BALL_DISTURBED),
+        ]
         self._loose.clear()
         return shot
 

@@ -86,6 +86,7 @@ class EventDetector(StartExplainer):
         self._anchor_before = np.zeros((NUM_CLASSES, 2))
         self._in_shot = False
         self._quiet_since: float | None = None
+        self._quiet_at_start = np.full(NUM_CLASSES, np.nan)
 
     @property
     def in_shot(self) -> bool:
@@ -262,6 +263,9 @@ class EventDetector(StartExplainer):
             self._pending_starts.append((int(ball), first))
             self._start_count[int(ball)] = first
             self._anchor_before[ball] = self._anchor[ball]
+            # Whether every ball was at rest (since when) as this one began to move.
+            quiet = self._quiet_since if self._in_shot else None
+            self._quiet_at_start[ball] = np.nan if quiet is None else quiet
         return self._detect_rest()
 
     def _near_rail(self, xy_mm: FloatArray) -> NDArray[np.bool_]:

@@ -37,6 +37,7 @@ class StartExplainer:
     _dt: float
     _in_shot: bool
     _quiet_since: float | None
+    _quiet_at_start: FloatArray
     _alive: NDArray[np.bool_]
     _moving: NDArray[np.bool_]
     _anchor: FloatArray
@@ -125,7 +126,7 @@ class StartExplainer:
                 Event(frame, t_start, EventKind.BALL_BALL, (CUE, ball), confidence=0.4),
             ]
         event = self._unexplained_start(ball, t_start, speed)
-        return [] if event is None else [event]
+        return [] if event is None else event
 
     def _relocated(
         self, ball: int, seen: tuple[FloatArray, FloatArray], velocity: FloatArray
@@ -174,9 +175,15 @@ class StartExplainer:
             return None
         return int(np.argmin(np.where(movers, distance, np.inf)))
 
-    def _unexplained_start(self, ball: int, t_start: float, speed: float) -> Event | None:
+    def _unexplained_start(self, ball: int, t_start: float, speed: float) -> list[Event] | None:
         """A strike, a disturbance, or (too slow, too soon after stopping) no event: a ball
-        creeping on after it was declared at rest, or detector noise."""
+        creeping on after it was declared at rest, or detector noise.
+
+        When every ball was already at rest as this one started (the shot was only waiting
+        out ``settle_s``), the shot had ended: a ``shot_end`` at the time all came to rest
+        comes first, so a nudge or the next stroke starts afresh instead of counting as a
+        disturbance inside the finished shot.
+        """
         config = self.config
         noise_floor = 3.0 * self._kink_noise_mm_s(self._fit_frames) / math.sqrt(2.0)
         rested_s = t_start - self._rest_since[ball]
@@ -185,17 +192,32 @@ class StartExplainer:
             or rested_s < config.disturb_min_rest_s
         ):
             return None
+        ended = self._end_quiet_shot(ball, t_start)
         frame = self._frame_of(t_start)
         strike = ball == CUE and not self._in_shot
         if strike and speed >= config.strike_min_speed_mm_s:
             self._in_shot = True
             self._quiet_since = None
-            return Event(frame, t_start, EventKind.STRIKE, (CUE,))
+            return [*ended, Event(frame, t_start, EventKind.STRIKE, (CUE,))]
         others = self._alive & self._moving
         others[ball] = False
         # With other balls rolling, an unexplained start is more likely a missed contact.
         sure = 0.4 if others.any() else 0.8
-        return Event(frame, t_start, EventKind.BALL_DISTURBED, (ball,), confidence=sure)
+        return [
+            *ended,
+            Event(frame, t_start, EventKind.BALL_DISTURBED, (ball,), confidence=sure),
+        ]
+
+    def _end_quiet_shot(self, ball: int, t_start: float) -> list[Event]:
+        """A ``shot_end`` when the shot was open but every ball at rest as ``ball`` started."""
+        quiet = float(self._quiet_at_start[ball])
+        others = self._alive & self._moving
+        others[ball] = False
+        if not self._in_shot or not math.isfinite(quiet) or quiet > t_start or others.any():
+            return []
+        self._in_shot = False
+        self._quiet_since = None
+        return [Event(self._frame_of(quiet), quiet, EventKind.SHOT_END)]
 
     def _paths_before(
         self, stop: int, frames: int

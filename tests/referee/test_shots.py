@@ -204,3 +204,22 @@ def test_segmenter_reports_balls_moving_at_the_strike() -> None:
     assert records[0].facts["balls_moving_at_strike"] == [8]
     assert not records[0].is_break
     assert records[0].balls_on_table_at_start == (3, 8)
+
+
+def test_ball_disturbed_between_shots_belongs_to_the_next_shot() -> None:
+    positions = {0: (600.0, 640.0), 3: (1500.0, 300.0), 8: (2000.0, 900.0)}
+    segmenter = ShotSegmenter(TABLE)
+    stream = {
+        12: [strike(11 / 60)],
+        14: [hit(13 / 60, 0, 3)],
+        30: [Event(30, 30 / 60, EventKind.SHOT_END)],
+        40: [disturbed(38 / 60, 8)],
+        60: [strike(58 / 60)],
+        62: [hit(61 / 60, 0, 3)],
+        80: [Event(80, 80 / 60, EventKind.SHOT_END)],
+    }
+    records = []
+    for frame in range(5, 85):
+        records += segmenter.update(stream.get(frame, []), _tracks(frame, positions))
+    assert [r.facts["balls_disturbed"] for r in records] == [[], [8]]
+    assert [r.facts["first_object_ball_contacted"] for r in records] == [3, 3]

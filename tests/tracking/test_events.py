@@ -99,6 +99,27 @@ def test_shot_end_after_the_settle_time() -> None:
     assert len(strikes) == 1 and strikes[0].time_s < ends[0].time_s
 
 
+def test_nudge_after_all_stopped_ends_the_shot_first() -> None:
+    """A ball moved by hand once every ball is at rest (before ``settle_s`` has run out)
+    ends the shot; the disturbance and the next stroke are outside it."""
+    truth = simulate(
+        {0: (700, 640), 5: (1500, 300)},
+        [(0.1, 0, (600, 0)), (1.3, 5, (0, 400)), (2.5, 0, (800, 0))],
+        4.0,
+        decel_mm_s2=800,
+    )
+    run = run_tracking(truth, Noise(), seed=1)
+    kinds = [e.kind for e in run.events if e.kind != EventKind.BALL_CUSHION]
+    assert kinds[:4] == [
+        EventKind.STRIKE,
+        EventKind.SHOT_END,
+        EventKind.BALL_DISTURBED,
+        EventKind.STRIKE,
+    ], kinds
+    end, disturbed = run.events[1], run.events[2]
+    assert end.time_s <= disturbed.time_s < 1.3 + 0.1
+
+
 def test_simultaneous_first_contact_is_reported() -> None:
     offset = DIAMETER * 0.6
     truth = simulate(
