@@ -16,7 +16,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import Pocket, TableSpec
-from tracking.events import EventConfig, EventDetector
+from tracking.event_config import EventConfig
+from tracking.events import EventDetector
 from tracking.tracker import BallTracker, TrackerConfig
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import NUM_CLASSES, Detections

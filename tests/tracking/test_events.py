@@ -7,7 +7,7 @@ import pytest
 
 from referee.shots import facts_from_events
 from tests.tracking.builders import TABLE, Noise, Truth, run_tracking, simulate
-from tracking.events import EventConfig
+from tracking.event_config import EventConfig
 from tracking.types import Event, EventKind
 
 DIAMETER = TABLE.ball_diameter_mm

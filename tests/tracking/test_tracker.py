@@ -77,7 +77,7 @@ def test_drop_is_pocketed_at_the_pocket_and_hidden_ball_is_occluded() -> None:
     truth = SCENARIOS["drop-in-corner"]
     noise = Noise(occlusions=((0, 0.3, 0.9),))
     run = run_tracking(truth, noise)
-    status = {int(b): [] for b in (0, 2)}
+    status: dict[int, list[TrackStatus]] = {int(b): [] for b in (0, 2)}
     for trackset in run.tracksets:
         for ball, s in zip(trackset.ball, trackset.status, strict=True):
             status[int(ball)].append(s)
