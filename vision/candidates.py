@@ -47,7 +47,9 @@ def sample(image: NDArray[np.generic], points: NDArray[np.float64]) -> NDArray[n
     u = np.round(points[..., 0]).astype(np.int64)
     v = np.round(points[..., 1]).astype(np.int64)
     inside = (u >= 0) & (u < width) & (v >= 0) & (v < height)
-    values = image[np.clip(v, 0, height - 1), np.clip(u, 0, width - 1)].astype(np.float64)
+    # np.minimum/np.maximum: np.clip's per-call overhead dominates on these small arrays.
+    rows, cols = np.minimum(np.maximum(v, 0), height - 1), np.minimum(np.maximum(u, 0), width - 1)
+    values = image[rows, cols].astype(np.float64)
     mask = inside if values.ndim == inside.ndim else inside[..., None]
     out: NDArray[np.float64] = values * mask
     return out
@@ -171,6 +173,8 @@ def own_disc(
         toward = np.take_along_axis(offsets, nearest[..., None], axis=1)
         near = np.take_along_axis(pairwise, nearest, axis=1) < 2.0 * radius[:, None] * scale + 2.0
         half = 0.5 * np.sum(toward * toward, axis=2)
+        # Neighbours are sorted nearest first, so past the last near one nothing can cut.
+        count = int(np.max(np.sum(near, axis=1)))
         for k in range(count):
             side = du * toward[:, k, 0, None, None] + dv * toward[:, k, 1, None, None]
             mask &= (side <= half[:, k, None, None]) | ~near[:, k, None, None]
@@ -303,8 +307,8 @@ def ball_pixels(
     us, vs, mask = own_disc(xy, radius, 0.9)
     height, width = image.shape[:2]
     inside = mask & (us >= 0) & (us < width) & (vs >= 0) & (vs < height)
-    u = np.clip(us, 0, width - 1).astype(np.int64)
-    v = np.clip(vs, 0, height - 1).astype(np.int64)
+    u = np.minimum(np.maximum(us, 0), width - 1).astype(np.int64)
+    v = np.minimum(np.maximum(vs, 0), height - 1).astype(np.int64)
     patches = image[v, u]
     return [np.ascontiguousarray(patches[k][inside[k]]) for k in range(len(xy))]
 
@@ -347,9 +351,10 @@ def streaks(
 
 def _radius_at(region: SearchRegion, xy: NDArray[np.float64]) -> NDArray[np.float64]:
     height, width = region.radius.shape
-    u = np.clip(np.round(xy[:, 0]).astype(np.int64), 0, width - 1)
-    v = np.clip(np.round(xy[:, 1]).astype(np.int64), 0, height - 1)
-    return region.radius[v, u].astype(np.float64)
+    u = np.minimum(np.maximum(np.round(xy[:, 0]).astype(np.int64), 0), width - 1)
+    v = np.minimum(np.maximum(np.round(xy[:, 1]).astype(np.int64), 0), height - 1)
+    values: NDArray[np.float64] = region.radius[v, u].astype(np.float64)
+    return values
 
 
 def _streak_score(points: NDArray[np.float64], region: SearchRegion) -> float:

@@ -339,9 +339,10 @@ def _at(
 ) -> NDArray[np.float64]:
     """Values of a (H, W) map at (K, 2) points, nearest pixel, clamped to the map."""
     height, width = image.shape
-    u = np.clip(np.round(xy[:, 0]).astype(np.int64), 0, width - 1)
-    v = np.clip(np.round(xy[:, 1]).astype(np.int64), 0, height - 1)
-    return image[v, u].astype(np.float64)
+    u = np.minimum(np.maximum(np.round(xy[:, 0]).astype(np.int64), 0), width - 1)
+    v = np.minimum(np.maximum(np.round(xy[:, 1]).astype(np.int64), 0), height - 1)
+    values: NDArray[np.float64] = image[v, u].astype(np.float64)
+    return values
 
 
 def _dedupe(

@@ -73,9 +73,12 @@ def white_balance_gains(pixels_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
     ones = np.ones(3, np.float32)
     if len(pixels_bgr) < 20:
         return ones
-    pixels = pixels_bgr.astype(np.float32)
-    low = pixels.min(axis=1)
-    bright = pixels[low >= np.percentile(low, 97)]
+    # Each pixel's darkest channel (three-way minimum: a reduction over a length-3 axis
+    # costs far more).
+    low = np.minimum(np.minimum(pixels_bgr[:, 0], pixels_bgr[:, 1]), pixels_bgr[:, 2]).astype(
+        np.float32
+    )
+    bright = pixels_bgr[low >= np.percentile(low, 97)].astype(np.float32)
     white = np.median(bright, axis=0)
     lab = cv2.cvtColor((white / 255.0).reshape(1, 1, 3).astype(np.float32), cv2.COLOR_BGR2Lab)
     chroma = float(np.hypot(lab[0, 0, 1], lab[0, 0, 2]))
@@ -100,14 +103,20 @@ def _segment_quantile(
     count: int,
     q: float,
 ) -> NDArray[np.float64]:
-    """(count,) q-quantile (lower) of the kept values of each segment; NaN where none."""
-    order = np.lexsort((values, ~keep, segment))
+    """(count,) q-quantile (lower) of the kept values of each segment; NaN where none.
+
+    Values must lie in [0, 1000) (Lab lightness and chroma do): each segment is shifted by
+    its own multiple of 1024 and the dropped values pushed past the kept ones, so one plain
+    sort orders segment, then kept before dropped, then value (float64 keeps them to 1e-10).
+    """
+    shift = segment.astype(np.float64) * 1024.0
+    ordered = np.sort(np.where(keep, values.astype(np.float64), 1000.0) + shift)
     kept = np.bincount(segment[keep], minlength=count)
     starts = np.concatenate([[0], np.cumsum(np.bincount(segment, minlength=count))[:-1]])
     index = np.minimum(
         starts + np.floor(q * np.maximum(kept - 1, 0)).astype(np.int64), len(values) - 1
     )
-    out: NDArray[np.float64] = values[order][index].astype(np.float64)
+    out: NDArray[np.float64] = ordered[index] - np.arange(count) * 1024.0
     out[kept == 0] = np.nan
     return out
 
