@@ -108,7 +108,7 @@ class StartExplainer:
                 Event(frame, t_start, EventKind.STRIKE, (CUE,), confidence=0.8),
                 Event(frame, t_start, EventKind.BALL_BALL, (CUE, ball), confidence=0.8),
             ]
-        near = self._nearest_mover(ball)
+        near = self._nearest_mover(ball, detected)
         if near is not None and self._remember(frozenset((near, ball)), t_start):
             # Something moving was close: a contact the paths could not pin down, rather
             # than a ball touched by a hand (which would be a foul).
@@ -165,12 +165,21 @@ class StartExplainer:
             return False
         return float(offset @ velocity) / (distance * speed) >= math.cos(math.radians(30.0))
 
-    def _nearest_mover(self, ball: int) -> int | None:
-        """The nearest other moving ball within ``disturb_clearance_mm`` of ``ball``."""
+    def _nearest_mover(self, ball: int, detected: int) -> int | None:
+        """The nearest other moving ball within ``disturb_clearance_mm`` of ``ball``.
+
+        A ball that began to move after ``ball`` did (seen leaving later) cannot have set it
+        moving; nor, outside a shot, can one that left with the cue ball: the cue ball
+        starting is then the stroke, and it hit that ball.
+        """
         where = np.where(np.isfinite(self._seen_xy[:, :1]), self._seen_xy, self._anchor)
         distance = np.linalg.norm(where - self._anchor[ball], axis=1)
         movers = self._alive & self._moving & (distance <= self.config.disturb_clearance_mm)
         movers[ball] = False
+        stroke = ball == CUE and not self._in_shot
+        for other, started in self._start_count.items():
+            if other != ball and (started > detected or (stroke and started == detected)):
+                movers[other] = False
         if not movers.any():
             return None
         return int(np.argmin(np.where(movers, distance, np.inf)))

@@ -173,3 +173,20 @@ def test_push_through_frozen_balls_reaches_the_far_ball() -> None:
     facts = facts_from_events(run.events, [1, 2], is_break=False)
     assert facts["first_object_ball_contacted"] == 1
     assert facts["balls_disturbed"] == []
+
+
+@pytest.mark.parametrize("fps", [30.0, 60.0], ids=["30fps", "60fps"])
+def test_stroke_into_a_near_ball_is_a_strike_then_a_contact(fps: float) -> None:
+    """The object ball is seen leaving in the same frame as the cue ball: the cue ball
+    starting is still the stroke, not a ball set moving by the object ball."""
+    truth = simulate(
+        {0: (1000.0, 640.0), 4: (1000.0 + DIAMETER + 30.0, 660.0), 9: (2000.0, 300.0)},
+        [(0.2, 0, (1500.0, 0.0))],
+        1.5,
+        fps=fps,
+    )
+    run = run_tracking(truth, Noise(position_std_mm=1.0), seed=6)
+    strikes = [e for e in run.events if e.kind == EventKind.STRIKE]
+    contacts = [e for e in run.events if e.kind == EventKind.BALL_BALL]
+    assert len(strikes) == 1 and abs(strikes[0].time_s - 0.2) < 2.0 / fps
+    assert contacts and contacts[0].balls == (0, 4), contacts
