@@ -93,7 +93,7 @@ class StartExplainer:
             self._anchor[ball] = p[0]
             return []
         if touches:
-            return [
+            return self._unseen_stroke(touches) + [
                 Event(self._frame_of(t), t, EventKind.BALL_BALL, (a, b), confidence=conf)
                 for a, b, t, conf in touches
                 if self._remember(frozenset((a, b)), t)
@@ -127,6 +127,18 @@ class StartExplainer:
             ]
         event = self._unexplained_start(ball, t_start, speed)
         return [] if event is None else event
+
+    def _unseen_stroke(self, touches: list[tuple[int, int, float, float]]) -> list[Event]:
+        """A ``strike`` when the cue ball hit a ball outside a shot and its own start gave
+        none (it stopped dead on a ball a few millimetres away before it was seen moving)."""
+        first, _, t_contact, sure = touches[0]
+        if self._in_shot or first != CUE or any(b == CUE for b, _ in self._pending_starts):
+            return []
+        self._in_shot = True
+        self._quiet_since = None
+        return [
+            Event(self._frame_of(t_contact), t_contact, EventKind.STRIKE, (CUE,), confidence=sure)
+        ]
 
     def _relocated(
         self, ball: int, seen: tuple[FloatArray, FloatArray], velocity: FloatArray
@@ -166,23 +178,27 @@ class StartExplainer:
         return float(offset @ velocity) / (distance * speed) >= math.cos(math.radians(30.0))
 
     def _nearest_mover(self, ball: int, detected: int) -> int | None:
-        """The nearest other moving ball within ``disturb_clearance_mm`` of ``ball``.
-
-        A ball that began to move after ``ball`` did (seen leaving later) cannot have set it
-        moving; nor, outside a shot, can one that left with the cue ball: the cue ball
-        starting is then the stroke, and it hit that ball.
-        """
+        """The nearest other moving ball within ``disturb_clearance_mm`` of ``ball``, not one
+        that started after it (see `_later_starters`)."""
         where = np.where(np.isfinite(self._seen_xy[:, :1]), self._seen_xy, self._anchor)
         distance = np.linalg.norm(where - self._anchor[ball], axis=1)
         movers = self._alive & self._moving & (distance <= self.config.disturb_clearance_mm)
         movers[ball] = False
-        stroke = ball == CUE and not self._in_shot
-        for other, started in self._start_count.items():
-            if other != ball and (started > detected or (stroke and started == detected)):
-                movers[other] = False
+        movers &= ~self._later_starters(ball, detected)
         if not movers.any():
             return None
         return int(np.argmin(np.where(movers, distance, np.inf)))
+
+    def _later_starters(self, ball: int, detected: int) -> NDArray[np.bool_]:
+        """(11,) balls seen leaving after ``ball`` (at push ``detected``): they cannot have set
+        it moving; nor, outside a shot, can one that left with the cue ball (the cue ball
+        starting is then the stroke, and it hit that ball)."""
+        later = np.zeros(len(self._alive), bool)
+        stroke = ball == CUE and not self._in_shot
+        for other, started in self._start_count.items():
+            if other != ball and (started > detected or (stroke and started == detected)):
+                later[other] = True
+        return later
 
     def _unexplained_start(self, ball: int, t_start: float, speed: float) -> list[Event] | None:
         """A strike, a disturbance, or (too slow, too soon after stopping) no event: a ball
@@ -257,6 +273,7 @@ class StartExplainer:
         reach = diameter + self.config.ball_contact_tolerance_mm
         moving = was_moving | (self._cluster_push(t_start) & self._moving)
         moving[ball] = False
+        moving &= ~self._later_starters(ball, detected)
         for mover in np.flatnonzero(moving & usable):
             at_start[mover] = self._stop_at_first_touch(
                 (float(t_ref[mover]), p[mover], v[mover]), at_start, usable & ~moving, t_start

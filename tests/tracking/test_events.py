@@ -190,3 +190,17 @@ def test_stroke_into_a_near_ball_is_a_strike_then_a_contact(fps: float) -> None:
     contacts = [e for e in run.events if e.kind == EventKind.BALL_BALL]
     assert len(strikes) == 1 and abs(strikes[0].time_s - 0.2) < 2.0 / fps
     assert contacts and contacts[0].balls == (0, 4), contacts
+
+
+@pytest.mark.parametrize("gap_mm", [2.0, 8.0, 15.0], ids=["2mm", "8mm", "15mm"])
+def test_cue_ball_stopped_dead_on_a_near_ball_still_opens_a_shot(gap_mm: float) -> None:
+    """A straight stroke into a ball a few mm away: the cue ball stops before it is seen
+    moving, yet the shot has a strike and its first contact."""
+    truth = simulate(
+        {0: (1000.0, 640.0), 4: (1000.0 + DIAMETER + gap_mm, 640.0), 9: (2000.0, 300.0)},
+        [(0.2, 0, (2000.0, 0.0))],
+        1.5,
+    )
+    run = run_tracking(truth, Noise(position_std_mm=1.0), seed=6)
+    kinds = [(e.kind, e.balls) for e in run.events]
+    assert kinds[:2] == [(EventKind.STRIKE, (0,)), (EventKind.BALL_BALL, (0, 4))], kinds
