@@ -43,9 +43,17 @@ class SearchRegion:
 
 def sample(image: NDArray[np.generic], points: NDArray[np.float64]) -> NDArray[np.float64]:
     """Nearest-pixel values of a (H, W[, C]) image at (..., 2) points (u, v); 0 outside."""
+    return sample_uv(image, points[..., 0], points[..., 1])
+
+
+def sample_uv(
+    image: NDArray[np.generic], us: NDArray[np.float64], vs: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """`sample` with u and v given apart, broadcast against each other (a patch grid's
+    (K, 1, S) columns and (K, S, 1) rows cost S, not S * S, roundings)."""
     height, width = image.shape[:2]
-    u = np.round(points[..., 0]).astype(np.int64)
-    v = np.round(points[..., 1]).astype(np.int64)
+    u = np.round(us).astype(np.int64)
+    v = np.round(vs).astype(np.int64)
     inside = (u >= 0) & (u < width) & (v >= 0) & (v < height)
     # np.minimum/np.maximum: np.clip's per-call overhead dominates on these small arrays.
     rows, cols = np.minimum(np.maximum(v, 0), height - 1), np.minimum(np.maximum(u, 0), width - 1)
@@ -139,13 +147,13 @@ def merge_candidates(
 def _patch_grid(
     xy: NDArray[np.float64], reach: int
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(K, S, S) integer pixel coordinates u and v of a square patch around each point."""
+    """(K, 1, S) integer pixel coordinates u and (K, S, 1) v of a square patch around each
+    point (broadcast them for the (K, S, S) grid)."""
     offsets = np.arange(-reach, reach + 1, dtype=np.float64)
     base = np.round(xy)
     us = base[:, 0, None, None] + offsets[None, None, :]
     vs = base[:, 1, None, None] + offsets[None, :, None]
-    size = len(offsets)
-    return np.broadcast_to(us, (len(xy), size, size)), np.broadcast_to(vs, (len(xy), size, size))
+    return us, vs
 
 
 def own_disc(
@@ -159,6 +167,7 @@ def own_disc(
     """
     reach = int(np.ceil(float(radius.max()) * scale)) + 1
     us, vs = _patch_grid(xy, reach)
+    # (K, 1, S) and (K, S, 1): only the sums below are (K, S, S).
     du = us - xy[:, 0, None, None]
     dv = vs - xy[:, 1, None, None]
     mask = du * du + dv * dv <= ((radius * scale) ** 2)[:, None, None]
@@ -178,7 +187,7 @@ def own_disc(
         for k in range(count):
             side = du * toward[:, k, 0, None, None] + dv * toward[:, k, 1, None, None]
             mask &= (side <= half[:, k, None, None]) | ~near[:, k, None, None]
-    return us, vs, mask
+    return np.broadcast_to(us, mask.shape), np.broadcast_to(vs, mask.shape), mask
 
 
 def refine_centres(
@@ -191,7 +200,7 @@ def refine_centres(
     centres = xy.copy()
     for _ in range(iterations):
         us, vs, mask = own_disc(centres, radius, 1.0)
-        w = sample(weight, np.stack([us, vs], axis=-1)) * mask
+        w = sample_uv(weight, us[:, :1, :], vs[:, :, :1]) * mask
         total = w.sum(axis=(1, 2))
         found = total > 1e-3
         moved = np.column_stack([(w * us).sum(axis=(1, 2)), (w * vs).sum(axis=(1, 2))])
