@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from calibration.table import TableSpec
 from tracking import kalman
 from tracking.association import AssociationConfig, assign, association_cost
+from tracking.bounce import CushionModel, bounce_off_cushions
 from tracking.geometry import outside_distance_mm, pocket_entry
 from tracking.types import TrackSet, TrackStatus
 from vision.types import NUM_CLASSES, Detections
@@ -52,6 +53,16 @@ class TrackerConfig:
             lets the next frames set the new velocity faster.
         initial_velocity_std_mm_s: velocity uncertainty of a ball first seen (assumed at
             rest). Raising it widens the first gates, at the risk of taking a neighbour.
+        cushion_restitution: share of the normal speed a ball keeps when its prediction
+            bounces off a cushion line (billiard cushions: about 0.6-0.9). A prediction that
+            crosses a cushion line away from the pocket mouths is mirrored back with it, so a
+            ball unseen through a bounce is still searched for on the table. Must be in
+            (0, 1]; raising it predicts livelier rebounds.
+        cushion_restitution_std: uncertainty of that restitution (cushions, speeds and spin
+            differ): a predicted bounce adds this times the incoming normal speed to the
+            normal velocity's standard deviation, so the association gate widens to take the
+            ball back after it. Raising it accepts rebounds further from the predicted one,
+            at the risk of taking a neighbour.
         max_coast_s: after this long unseen, a ball is assumed to have stopped (velocity 0).
             Raising it extrapolates hidden balls further.
         pocket_capture_mm: how close to a pocket point the path of a vanishing ball must pass
@@ -83,6 +94,8 @@ class TrackerConfig:
     collision_innovation_min_mm: float = 6.0
     reinit_velocity_std_mm_s: float = 1500.0
     initial_velocity_std_mm_s: float = 200.0
+    cushion_restitution: float = 0.75
+    cushion_restitution_std: float = 0.15
     max_coast_s: float = 0.5
     pocket_capture_mm: float = 90.0
     pocket_confirm_s: float = 0.12
@@ -102,6 +115,11 @@ class TrackerConfig:
                 raise ValueError(
                     f"TrackerConfig.{name} must be positive, got {getattr(self, name)}"
                 )
+        if not 0.0 < self.cushion_restitution <= 1.0:
+            raise ValueError(
+                f"TrackerConfig.cushion_restitution must be in (0, 1], "
+                f"got {self.cushion_restitution}"
+            )
 
 
 @dataclass(slots=True)
@@ -143,6 +161,9 @@ class BallTracker:
         std = self.config.measurement_std_mm
         self._R = np.eye(2) * std**2
         self._position_var_cap = float(table.length_mm) ** 2
+        self._cushion = CushionModel(
+            self.config.cushion_restitution, self.config.cushion_restitution_std
+        )
         self._cache: dict[float, tuple[NDArray[np.float64], ...]] = {}
 
     def update(self, detections: Detections, frame: int, time_s: float) -> TrackSet:
@@ -183,7 +204,9 @@ class BallTracker:
         # Every slot is predicted (one batch); slots not in play are restarted when used.
         at_rest = ~np.any(state.mean[:, 2:], axis=1)
         Q = np.where(at_rest[:, None, None], q_rest, q_move)
+        before_xy = state.mean[:, :2].copy()
         state.mean, state.cov = kalman.predict(state.mean, state.cov, F, Q)
+        bounce_off_cushions(self.table, before_xy, state.mean, state.cov, self._cushion)
         np.minimum(state.cov[:, :2, :2], self._position_var_cap, out=state.cov[:, :2, :2])
 
     def _matrices(self, dt_s: float) -> tuple[NDArray[np.float64], ...]:
