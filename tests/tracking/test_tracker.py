@@ -135,6 +135,8 @@ def test_other_table_size() -> None:
 def test_config_rejects_nonsense() -> None:
     with pytest.raises(ValueError, match="measurement_std_mm"):
         TrackerConfig(measurement_std_mm=0.0)
+    with pytest.raises(ValueError, match="cushion_restitution"):
+        TrackerConfig(cushion_restitution=1.5)
 
 
 @settings(max_examples=15, deadline=None)
@@ -172,3 +174,47 @@ def test_lost_ball_is_found_again_by_its_identity_far_from_its_gate() -> None:
 def test_config_accepts_a_nested_table_for_association() -> None:
     config = TrackerConfig(association={"identity_weight": 3.0})  # type: ignore[arg-type]
     assert config.association.identity_weight == 3.0
+
+
+def _bounce_detections(t: float, line_y: float, restitution: float) -> Detections:
+    """Ball 4 rolling at 2 m/s into the right cushion, bouncing back at ``restitution``;
+    unseen from y = 1150 mm until 0.18 s after the bounce."""
+    hit_s = (line_y - 900.0) / 2000.0
+    if 0.125 <= t < hit_s + 0.18:
+        return Detections.empty()
+    y = 900.0 + 2000.0 * t if t < hit_s else line_y - restitution * 2000.0 * (t - hit_s)
+    prob = np.full((1, NUM_CLASSES), 0.045, np.float32)
+    prob[0, 4] = 0.55  # below the re-identification threshold: association must take it
+    xy = np.array([[1800.0, y]], np.float32)
+    return Detections(xy, xy, np.ones(1, np.float32), np.ones(1, np.float32), prob)
+
+
+@pytest.mark.parametrize("restitution", [0.6, 0.75, 0.9], ids=["dead", "typical", "lively"])
+def test_ball_unseen_through_a_cushion_bounce_is_predicted_back_and_reacquired(
+    restitution: float,
+) -> None:
+    tracker = BallTracker(TABLE)
+    r = TABLE.ball_radius_mm
+    line_y = W - r
+    hit_s = (line_y - 900.0) / 2000.0
+    coasting: list[tuple[float, float]] = []
+    last = None
+    for frame in range(36):
+        t = frame / 60
+        dets = _bounce_detections(t, line_y, restitution)
+        tracks = tracker.update(dets, frame, t)
+        (row,) = np.flatnonzero(tracks.ball == 4)
+        if len(dets) == 0:
+            assert tracks.status[row] == TrackStatus.OCCLUDED
+            coasting.append((t, float(tracks.xy_mm[row, 1])))
+        last = tracks, row
+    assert coasting and max(y for _, y in coasting) <= line_y + 1e-6
+    t_end, y_end = coasting[-1]
+    truth_end = line_y - restitution * 2000.0 * (t_end - hit_s)
+    assert abs(y_end - truth_end) < 2.5 * r  # inside the detector's search window
+    assert last is not None
+    tracks, row = last
+    truth_now = line_y - restitution * 2000.0 * (35 / 60 - hit_s)
+    assert tracks.status[row] == TrackStatus.ON_TABLE
+    assert abs(tracks.xy_mm[row, 1] - truth_now) < 5.0
+    assert tracks.velocity_mm_s[row, 1] < 0.0
