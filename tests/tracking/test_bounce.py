@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from numpy.typing import NDArray
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numpy.typing import NDArray
 
 from tests.tracking.builders import TABLE
 from tracking.bounce import CushionModel, bounce_off_cushions, in_pocket_mouth
