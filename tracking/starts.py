@@ -77,9 +77,15 @@ class StartExplainer:
         t_ref, p, v, n = fit_lines(times, xy[:, [ball]])
         anchor = self._anchor[ball]
         speed = float(np.linalg.norm(v[0]))
-        if n[0] < 2 or speed < 1e-6 or self._relocated(ball, (times, xy[:, ball]), v[0]):
+        if n[0] < 2 or speed < 1e-6:
             self._moving[ball] = False
             self._anchor[ball] = p[0] if n[0] else anchor
+            return []
+        if self._relocated(ball, (times, xy[:, ball]), v[0]):
+            # Put down by hand: it rests where it was last seen.
+            self._moving[ball] = False
+            seen = np.flatnonzero(np.isfinite(xy[:, ball, 0]))
+            self._anchor[ball] = xy[seen[-1], ball]
             return []
         t_start = float(t_ref[0] + (anchor - p[0]) @ v[0] / speed**2)
         floor = min(float(times[0]) - 1.5 * self._dt, float(self._start_floor[ball]))
@@ -145,13 +151,19 @@ class StartExplainer:
     ) -> bool:
         """Whether ``ball`` was put down elsewhere (by hand) rather than set rolling: its
         first new sighting is further from its rest position than any ball could roll in the
-        time, or (after it was hidden) its path does not lead back to the rest position."""
+        time, it jumps further between two sightings than any ball rolls (the first sighting
+        was only noise), or (after it was hidden) its path does not lead back to the rest
+        position."""
         times, xy = seen
         first = int(np.argmax(np.isfinite(xy[:, 0])))
         offset = xy[first] - self._anchor[ball]
         elapsed = max(float(times[first]) - float(self._start_floor[ball]), self._dt)
         if float(np.linalg.norm(offset)) > _MAX_ROLL_SPEED_MM_S * elapsed:
             return True
+        seen_at = np.flatnonzero(np.isfinite(xy[:, 0]))
+        steps = np.linalg.norm(np.diff(xy[seen_at], axis=0), axis=1)
+        if np.any(steps > _MAX_ROLL_SPEED_MM_S * np.maximum(np.diff(times[seen_at]), 1e-9)):
+            return True  # a jump no roll could make, after a noisy first sighting
         if elapsed <= 2.5 * self._dt:
             return False  # seen leaving: a contact may already have bent the path
         speed = float(np.linalg.norm(velocity))
