@@ -64,6 +64,11 @@ class PipelineConfig:
         full_search_every_frames: the detector searches the whole table this often, and
             otherwise only around the tracked balls. Lowering it finds a returning ball (a
             spotted 10, a cue ball in hand) sooner but costs time.
+        lost_search_every_s: while a moving ball is lost (a blurred break shot, a ball past a
+            cushion the prediction missed), the whole table is searched this often, seconds.
+            Lowering it re-acquires such balls sooner at the cost of more full searches; 0
+            turns it off.
+        lost_ball_speed_mm_s: a lost ball counts as moving above this estimated speed.
     """
 
     detector: DetectorConfig | None = None
@@ -72,6 +77,8 @@ class PipelineConfig:
     shots: ShotConfig | None = None
     calls: CallConfig = field(default_factory=CallConfig)
     full_search_every_frames: int = 60
+    lost_search_every_s: float = 0.1
+    lost_ball_speed_mm_s: float = 100.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +147,13 @@ def _in_play(tracks: TrackSet) -> NDArray[np.bool_]:
     return mask
 
 
+def _moving_ball_lost(tracks: TrackSet, min_speed_mm_s: float) -> bool:
+    """Whether some ball is hidden from the detector while the tracker thinks it moves."""
+    coasting = tracks.status == TrackStatus.OCCLUDED
+    speed = np.hypot(tracks.velocity_mm_s[:, 0], tracks.velocity_mm_s[:, 1])
+    return bool(np.any(coasting & (speed > min_speed_mm_s)))
+
+
 class Pipeline:
     """Detector -> tracker -> events -> shots -> rules, one frame at a time.
 
@@ -171,6 +185,8 @@ class Pipeline:
         self.calls = CallStage(declarations, self.config.calls)
         self._clock = stages.clock
         self._hint: NDArray[np.float64] | None = None
+        self._moving_ball_lost = False
+        self._last_full_search_s = -np.inf
         self.totals_ms = dict.fromkeys(STAGES, 0.0)
         self.frames = 0
 
@@ -178,7 +194,7 @@ class Pipeline:
         """Run every stage on one frame."""
         clock = self._clock
         t0 = clock()
-        detections = self.detector.detect(frame, self._search_hint(frame.index))
+        detections = self.detector.detect(frame, self._search_hint(frame))
         t1 = clock()
         tracks = self._with_pixels(self.tracker.update(detections, frame.index, frame.time_s))
         t2 = clock()
@@ -189,6 +205,7 @@ class Pipeline:
         shots = tuple(self.calls.judge(shot_input(r)) for r in records)
         t5 = clock()
         self._hint = tracks.xy_px[_in_play(tracks)]
+        self._moving_ball_lost = _moving_ball_lost(tracks, self.config.lost_ball_speed_mm_s)
         timing = {
             stage: 1000.0 * (b - a)
             for stage, a, b in zip(STAGES, (t0, t1, t2, t3, t4), (t1, t2, t3, t4, t5), strict=True)
@@ -200,9 +217,22 @@ class Pipeline:
             frame.index, frame.time_s, detections, tracks, tuple(events), shots, timing
         )
 
-    def _search_hint(self, index: int) -> NDArray[np.float64] | None:
+    def _search_hint(self, frame: Frame) -> NDArray[np.float64] | None:
+        """Where to look: around the tracked balls, or everywhere (None) when due."""
         every = self.config.full_search_every_frames
-        if self._hint is None or len(self._hint) == 0 or (every > 0 and index % every == 0):
+        lost_every = self.config.lost_search_every_s
+        due = (
+            self._hint is None
+            or len(self._hint) == 0
+            or (every > 0 and frame.index % every == 0)
+            or (
+                self._moving_ball_lost
+                and lost_every > 0
+                and frame.time_s - self._last_full_search_s >= lost_every - 1e-9
+            )
+        )
+        if due:
+            self._last_full_search_s = frame.time_s
             return None
         return self._hint
 

@@ -233,3 +233,37 @@ def test_a_won_rack_starts_the_next_with_the_other_breaker() -> None:
     out = [s.to_json() for i in range(61) for s in pipeline.process(_frame(i)).shots]
     assert out[1]["call"]["rack_winner"] == "A"
     assert (out[2]["rack"], out[2]["is_break"], out[2]["shooter"]) == (2, True, "B")
+
+
+class LostMovingCueTracker:
+    """The cue ball coasts unseen at 3 m/s from frame 2 to frame 11, then is seen again."""
+
+    def update(self, detections: Detections, frame: int, time_s: float) -> TrackSet:
+        lost = 2 <= frame <= 11
+        return TrackSet(
+            frame,
+            time_s,
+            np.array([0, 3]),
+            np.array([[635.0, 635.0], [1905.0, 300.0]]),
+            np.array([[3000.0, 0.0], [0.0, 0.0]]),
+            np.array([[100.0, 90.0], [200.0, 60.0]]),
+            np.array(
+                [TrackStatus.OCCLUDED if lost else TrackStatus.ON_TABLE, TrackStatus.ON_TABLE],
+                dtype=object,
+            ),
+        )
+
+
+def test_a_lost_moving_ball_brings_full_searches_at_the_configured_rate() -> None:
+    detector = FakeDetector()
+    stages = Stages(
+        tracker=LostMovingCueTracker(),
+        events=ScriptedEvents({}),
+        segmenter=ScriptedShots({}),
+    )
+    config = PipelineConfig(full_search_every_frames=1000, lost_search_every_s=0.05)
+    pipeline = Pipeline(_calibration(), config, detector, None, stages)
+    for index in range(16):
+        pipeline.process(_frame(index))  # 60 fps: 0.05 s is every third frame
+    full = [i for i, hint in enumerate(detector.hints) if hint is None]
+    assert full == [0, 3, 6, 9, 12]  # frame 12 follows the last lost frame (11)
