@@ -175,6 +175,7 @@ class EventDetector(StartExplainer):
         for ball, status in zip(trackset.ball, trackset.status, strict=True):
             if status not in kinds:
                 continue
+            events += self._hit_into_pocket(int(ball))
             if status == TrackStatus.POCKETED:
                 events += self._last_cushion_before_drop(int(ball))
             frame = int(self._seen_frame[ball]) + 1
@@ -183,6 +184,26 @@ class EventDetector(StartExplainer):
             pocket = str(nearest_pocket(self.table, xy)) if status == TrackStatus.POCKETED else None
             events.append(Event(frame, time_s, kinds[status], (int(ball),), pocket=pocket))
         return events
+
+    def _hit_into_pocket(self, ball: int) -> list[Event]:
+        """The contact that sent a resting ball (one on a pocket lip) away before it had
+        been seen moving long enough to start: it left the table within a frame or two."""
+        if not self._in_shot or self._moving[ball] or not np.isfinite(self._anchor[ball, 0]):
+            return []
+        if any(b == ball for b, _ in self._pending_starts):
+            return []
+        count = self._history.count
+        detected = int(self._displaced_at[ball]) if self._displaced[ball] else count - 1
+        seen_s = float(self._seen_time[ball])
+        left_s = float(self._start_floor[ball]) if self._displaced[ball] else seen_s
+        t_start = left_s + 0.5 * self._dt
+        touches = self._find_touchers(ball, detected, t_start, self._fit_frames)
+        touches = touches or self._find_touchers(ball, detected, t_start, 2)
+        return [
+            Event(self._frame_of(t), t, EventKind.BALL_BALL, (a, b), confidence=conf)
+            for a, b, t, conf in touches
+            if self._remember(frozenset((a, b)), t)
+        ]
 
     def _last_cushion_before_drop(self, ball: int) -> list[Event]:
         """A jaw or cushion hit just before a drop, too late for the usual after-window."""

@@ -320,8 +320,11 @@ class StartExplainer:
         for other, started in self._start_count.items():
             if other == ball or not (detected - self._fit_frames - 2 <= started <= detected):
                 continue
-            _, _, xy = self._history.window(started, detected + 1)
+            times, _, xy = self._history.window(started, detected + 1)
             seen = np.flatnonzero(np.isfinite(xy[:, other, 0]))
+            # Sightings after the contact are off the line: the path ends where it met ``ball``.
+            before = seen[times[seen] <= t_start]
+            seen = before if len(before) else seen
             if len(seen) == 0:
                 continue
             origin, last = self._anchor_before[other], xy[seen[-1], other]
