@@ -14,19 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from calibration.table import Pocket
+from referee.rules.shot import RefereeFoul
+
 PLAYERS = ("A", "B")
-POCKETS = ("head_left", "head_right", "side_left", "side_right", "foot_left", "foot_right")
-REFEREE_FOULS = (
-    "no_foot_on_floor",
-    "ball_touched",
-    "double_hit",
-    "push_shot",
-    "balls_moving",
-    "bad_cue_ball_placement",
-    "cue_on_table",
-    "played_out_of_turn",
-    "slow_play",
-)
+POCKETS = tuple(str(p) for p in Pocket)
+REFEREE_FOULS = tuple(str(f) for f in RefereeFoul)
 TYPES = (
     "match",
     "break_announce_10",
