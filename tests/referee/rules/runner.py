@@ -7,6 +7,23 @@ from typing import Any
 from referee.rules import RulesInputError, initial_state, run_step
 from referee.rules.steps import scenario_config
 
+RESULT_KEYS = {  # rules.md §5: every field of a shot result
+    "foul",
+    "fouls",
+    "next_shooter",
+    "cue_ball_next",
+    "spot",
+    "remain_pocketed",
+    "option",
+    "rack_winner",
+    "consecutive_fouls",
+    "warned",
+    "warning_due",
+    "push_out_available_next",
+    "balls_on_table_after",
+    "turn_ends",
+}
+
 
 def run_scenario(scenario: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(result, state after) per step, carrying the engine's own state; errors as results."""

@@ -12,25 +12,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from calibration.table import Pocket
 from referee.rules import GameState, Player, RulesConfig, next_rack, run_step
+from tests.referee.rules.runner import RESULT_KEYS
 
-POCKETS = ["head_left", "head_right", "side_left", "side_right", "foot_left", "foot_right"]
-RESULT_KEYS = {
-    "foul",
-    "fouls",
-    "next_shooter",
-    "cue_ball_next",
-    "spot",
-    "remain_pocketed",
-    "option",
-    "rack_winner",
-    "consecutive_fouls",
-    "warned",
-    "warning_due",
-    "push_out_available_next",
-    "balls_on_table_after",
-    "turn_ends",
-}
+POCKETS = [str(p) for p in Pocket]
 REFEREE_FOULS = [
     "no_foot_on_floor",
     "ball_touched",
