@@ -69,6 +69,9 @@ class PipelineConfig:
             Lowering it re-acquires such balls sooner at the cost of more full searches; 0
             turns it off.
         lost_ball_speed_mm_s: a lost ball counts as moving above this estimated speed.
+        detector_model: path of a learned detector's .onnx file
+            (`vision.learned.LearnedBallDetector`, docs/learned-detector.md) to use instead
+            of the classical detector; None for the classical one.
     """
 
     detector: DetectorConfig | None = None
@@ -79,6 +82,7 @@ class PipelineConfig:
     full_search_every_frames: int = 60
     lost_search_every_s: float = 0.1
     lost_ball_speed_mm_s: float = 100.0
+    detector_model: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +267,10 @@ class Pipeline:
 def _default_detector(calibration: Calibration, config: PipelineConfig) -> Detector:
     from vision.detector import BallDetector
 
+    if config.detector_model is not None:
+        from vision.learned.detector import LearnedBallDetector
+
+        return LearnedBallDetector(config.detector_model, calibration)
     if config.detector is None:
         return BallDetector(calibration)
     return BallDetector(calibration, config.detector)
