@@ -58,6 +58,13 @@ def register(subparsers: Any) -> None:
         default="auto",
         help="ball set: standard, tv (4 pink, 7 brown) or auto (default)",
     )
+    parser.add_argument(
+        "--detector",
+        default="classical",
+        metavar="classical|onnx:PATH",
+        help="ball detector: 'classical' (default, no weights) or 'onnx:PATH' (a learned "
+        "model, docs/learned-detector.md)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -122,13 +129,13 @@ def _detect_all(calibration: Any, frames: Any, args: argparse.Namespace, progres
 
     from vision.annotate import annotate
     from vision.cloth import surface_outline_mm
-    from vision.detector import BallDetector, DetectorConfig
+    from vision.detector import DetectorConfig
     from vision.identify import IdentifierConfig
     from vision.types import ball_name
 
     config = DetectorConfig(identifier=IdentifierConfig(palette=args.palette))
     try:
-        detector = BallDetector(calibration, config)
+        detector = _make_detector(calibration, config, getattr(args, "detector", "classical"))
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -164,6 +171,23 @@ def _detect_all(calibration: Any, frames: Any, args: argparse.Namespace, progres
     temporary.replace(args.out / "detections.csv")
     print(f"{count} frames; annotated frames and detections.csv in {args.out}")
     return 0
+
+
+def _make_detector(calibration: Any, config: Any, choice: str) -> Any:
+    """The classical detector, or the learned one for `--detector onnx:PATH` (raises a
+    ValueError naming the problem)."""
+    from vision.detector import BallDetector
+    from vision.learned.detector import (
+        LearnedBallDetector,
+        LearnedDetectorConfig,
+        model_from_choice,
+    )
+
+    model = model_from_choice(choice)
+    if model is None:
+        return BallDetector(calibration, config)
+    learned = LearnedDetectorConfig(identifier=config.identifier)
+    return LearnedBallDetector(model, calibration, learned)
 
 
 def _write_image(path: Path, image: Any, cv2: Any) -> None:

@@ -42,11 +42,28 @@ def register(subparsers: Any) -> None:
         help="detect balls from a synthetic clip's truth/tracks.csv instead of the pixels "
         "(tests tracking, events and rules without the detector)",
     )
+    parser.add_argument(
+        "--detector",
+        default="classical",
+        metavar="classical|onnx:PATH",
+        help="ball detector: 'classical' (default, no weights) or 'onnx:PATH' (a learned "
+        "model, docs/learned-detector.md)",
+    )
 
 
 def _fail(message: str, code: int = EXIT_BAD_INPUT) -> int:
     print(f"tenball review: {message}", file=sys.stderr)
     return code
+
+
+def _with_detector(config: Any, choice: str) -> Any:
+    """The config with `--detector onnx:PATH`'s model (ModelError, a ValueError, if bad)."""
+    import dataclasses
+
+    from vision.learned.detector import model_from_choice
+
+    model = model_from_choice(choice)
+    return config if model is None else dataclasses.replace(config, detector_model=model)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         table = TableSpec.from_name(args.table)
         config = load_pipeline_config(args.config) if args.config else PipelineConfig()
+        config = _with_detector(config, getattr(args, "detector", "classical"))
     except ValueError as error:
         return _fail(str(error))
     options = ReviewOptions(
