@@ -226,3 +226,25 @@ def fuse_cue(
         return exclusive_probabilities(fused)
     result: NDArray[np.float32] = fused.astype(np.float32)
     return result
+
+
+DETECTOR_CHOICE_HELP = (
+    "ball detector: 'classical' (default, no weights) or 'onnx:PATH' (a learned model, "
+    "docs/learned-detector.md)"
+)
+
+
+def model_from_choice(choice: str) -> str | None:
+    """The model path of a `--detector` value: None for "classical", PATH for "onnx:PATH".
+
+    Raises:
+        ModelError: another value, or a model file that does not exist.
+    """
+    if choice == "classical":
+        return None
+    if choice.startswith("onnx:") and len(choice) > len("onnx:"):
+        path = choice[len("onnx:") :]
+        if not Path(path).is_file():
+            raise ModelError(f"--detector {choice}: {path} does not exist")
+        return path
+    raise ModelError(f"--detector must be 'classical' or 'onnx:PATH', got {choice!r}")
