@@ -77,6 +77,17 @@ def prepare_offline(config_dir: Path) -> None:
             shutil.copyfile(font, settings / name)
 
 
+def check_available() -> None:
+    """Raise TrainingUnavailableError unless ultralytics and torch can be imported."""
+    import importlib.util
+
+    for name in ("torch", "ultralytics"):
+        if importlib.util.find_spec(name) is None:
+            raise TrainingUnavailableError(
+                f"training needs the train extra ({name} is missing): pip install -e '.[train]'"
+            )
+
+
 def _ultralytics(threads: int) -> Any:
     prepare_offline(Path(tempfile.mkdtemp(prefix="tenball-yolo-")))
     try:
