@@ -42,13 +42,20 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--rendered", type=int, default=450, help="rendered training frames")
     parser.add_argument("--rendered-val", type=int, default=60, help="rendered validation frames")
-    parser.add_argument("--epochs", type=int, default=12, help="training epochs (default 12)")
-    parser.add_argument("--imgsz", type=int, default=640, help="training image size (640)")
+    parser.add_argument("--epochs", type=int, default=5, help="training epochs (default 5)")
+    parser.add_argument("--imgsz", type=int, default=512, help="training image size (512)")
     parser.add_argument("--batch", type=int, default=16, help="images per step (16)")
     parser.add_argument("--threads", type=int, default=2, help="torch CPU threads (2)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (0)")
     parser.add_argument(
         "--eval-scenes", type=int, default=20, help="rendered evaluation scenes, 3 frames each"
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        metavar="DATA_YAML",
+        help="train on this existing data set (a data.yaml written before) instead of "
+        "rendering a new one",
     )
     parser.add_argument(
         "--model", type=Path, metavar="FILE", help="compare this .onnx model only (no training)"
@@ -64,6 +71,8 @@ def _check(args: argparse.Namespace) -> str | None:
         return "--rendered and --rendered-val must be >= 0"
     if args.real is not None and not (args.real / "train" / "images").is_dir():
         return f"--real {args.real} has no train/images folder"
+    if args.data is not None and not args.data.is_file():
+        return f"--data {args.data} does not exist"
     if args.model is not None and not args.model.is_file():
         return f"--model {args.model} does not exist"
     return None
@@ -114,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         )
         try:
             check_available()
-            data = _build_data(args)
+            data = args.data if args.data is not None else _build_data(args)
             metrics["train"] = train_detector(data, args.out, spec)
         except TrainingUnavailableError as error:
             print(f"tenball train-detector: {error}", file=sys.stderr)

@@ -40,8 +40,8 @@ class TrainSpec:
     """
 
     model_yaml: Path = MODEL_YAML
-    epochs: int = 12
-    imgsz: int = 640
+    epochs: int = 5
+    imgsz: int = 512
     batch: int = 16
     threads: int = 2
     seed: int = 0

