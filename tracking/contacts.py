@@ -7,6 +7,7 @@ Positions are ball centres in table mm, velocities mm/s, times s. A path is a st
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -233,3 +234,49 @@ def jaw_score(
     score = np.where(near & toward & (cosine > 0.0), cosine, 0.0)
     best = int(np.argmax(score))
     return (names[best], float(score[best])) if score[best] > 0.0 else (None, 0.0)
+
+
+def _segment_gap(start: FloatArray, step: FloatArray, point: FloatArray) -> tuple[float, float]:
+    """(fraction along the segment of its closest point to ``point``, squared distance)."""
+    rel = point - start
+    length_sq = float(step @ step)
+    along = min(max(float(rel @ step) / length_sq, 0.0), 1.0) if length_sq > 1e-12 else 0.0
+    return along, float(np.sum((rel - along * step) ** 2))
+
+
+def last_pass_within(
+    time_s: FloatArray, xy_mm: FloatArray, point_mm: FloatArray, reach_mm: float
+) -> float | None:
+    """When a ball's sighted path last came within ``reach_mm`` of a point, or None.
+
+    The path runs straight between consecutive sightings; the time is where the path,
+    in its last stretch within ``reach_mm``, first came that close. A path that starts
+    within reach never passed (None).
+
+    Args:
+        time_s: (K,) sighting times, s, increasing.
+        xy_mm: (K, 2) the ball's centres, mm (NaN rows are skipped).
+        point_mm: (2,) the point.
+        reach_mm: the distance sought.
+    """
+    seen = np.flatnonzero(np.isfinite(xy_mm[:, 0]))
+    segments = list(itertools.pairwise(seen))
+    inside = [
+        _segment_gap(xy_mm[a], xy_mm[b] - xy_mm[a], point_mm)[1] <= reach_mm**2 for a, b in segments
+    ]
+    if not any(inside):
+        return None
+    last = len(inside) - 1 - inside[::-1].index(True)
+    first = last
+    while first > 0 and inside[first - 1]:
+        first -= 1
+    a, b = segments[first]
+    if float(np.linalg.norm(xy_mm[a] - point_mm)) <= reach_mm:
+        return None  # it was already that close when first seen: no pass
+    step = xy_mm[b] - xy_mm[a]
+    along, gap_sq = _segment_gap(xy_mm[a], step, point_mm)
+    # Entry into the disc: |start + s step - point| = reach, the smaller root.
+    length_sq = max(float(step @ step), 1e-12)
+    entry = along - math.sqrt(max(reach_mm**2 - gap_sq, 0.0) / length_sq)
+    entry = min(max(entry, 0.0), along)
+    return float(time_s[a] + entry * (time_s[b] - time_s[a]))

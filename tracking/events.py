@@ -36,6 +36,9 @@ _TOUCHING_MM = 1.5
 """A ball at rest this close to a cushion line (beyond one radius) is touching it."""
 _MAX_FPS = 250.0
 """Highest frame rate the history is sized for."""
+_MIN_ANCHOR_GAIN = 0.02
+"""A resting ball's rest position averages its sightings, at most the last ~1/this: a slow
+drift (a soft kiss) then soon shows as a displacement instead of being followed."""
 
 
 @dataclass(slots=True)
@@ -67,10 +70,12 @@ class EventDetector(StartExplainer):
         self._alive = np.zeros(NUM_CLASSES, bool)
         self._moving = np.zeros(NUM_CLASSES, bool)
         self._anchor = np.full((NUM_CLASSES, 2), np.nan)
+        self._anchor_weight = np.ones(NUM_CLASSES)
         self._seen_frame = np.zeros(NUM_CLASSES, np.int64)
         self._seen_time = np.zeros(NUM_CLASSES)
         self._previous_seen_time = np.zeros(NUM_CLASSES)
         self._start_floor = np.zeros(NUM_CLASSES)
+        self._start_slack_s = 0.0
         self._displaced = np.zeros(NUM_CLASSES, bool)
         self._noise_var = np.zeros(NUM_CLASSES)
         self._displaced_at = np.zeros(NUM_CLASSES, np.int64)
@@ -262,6 +267,7 @@ class EventDetector(StartExplainer):
         visible = np.isfinite(current[:, 0]) & self._alive
         fresh = visible & ~np.isfinite(self._anchor[:, 0])
         self._anchor[fresh] = current[fresh]
+        self._anchor_weight[fresh] = 1.0
         displacement = np.linalg.norm(current - self._anchor, axis=1)
         resting = visible & ~self._moving
         displaced = resting & (displacement > self._start_distance_mm)
@@ -273,7 +279,9 @@ class EventDetector(StartExplainer):
         self._displaced_at[first_seen] = self._history.count - 1
         self._displaced = displaced | (self._displaced & ~visible & ~self._moving)
         settle = resting & ~displaced & (displacement < 0.5 * self._start_distance_mm)
-        self._anchor[settle] += 0.1 * (current[settle] - self._anchor[settle])
+        gain = np.maximum(1.0 / (self._anchor_weight[settle] + 1.0), _MIN_ANCHOR_GAIN)
+        self._anchor[settle] += gain[:, None] * (current[settle] - self._anchor[settle])
+        self._anchor_weight[settle] += 1.0
         # Detector noise seen on each resting ball sets how far it must go to start.
         per_axis = np.where(settle, displacement**2 / 2.0, self._noise_var)
         self._noise_var = 0.97 * self._noise_var + 0.03 * per_axis
@@ -330,12 +338,18 @@ class EventDetector(StartExplainer):
         visible = seen >= frames - 1
         # A line fitted over the window averages the detector noise out of the speed.
         slow = np.einsum("bi,bi->b", velocity, velocity) <= self.config.rest_speed_mm_s**2
-        stopped = self._moving & visible & slow
+        # A bounce inside the window also fits a slow line: the ball must also stay put.
+        spread = np.nanmax(np.linalg.norm(xy - mean[None], axis=2), axis=0, initial=0.0)
+        still = (
+            spread <= self.config.rest_speed_mm_s * (times[-1] - times[0]) + 3.0 * self._noise_mm
+        )
+        stopped = self._moving & visible & slow & still
         events: list[Event] = []
         for ball in np.flatnonzero(stopped):
             if int(ball) not in pending:
                 self._moving[ball] = False
                 self._anchor[ball] = mean[ball]
+                self._anchor_weight[ball] = float(seen[ball])
                 self._rest_since[ball] = self._last_time
                 if self._in_shot:
                     events += self._stopped_on_rail(int(ball), mean[ball])

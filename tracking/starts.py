@@ -42,9 +42,11 @@ class StartExplainer:
     _moving: NDArray[np.bool_]
     _anchor: FloatArray
     _anchor_before: FloatArray
+    _anchor_weight: FloatArray
     _seen_xy: FloatArray
     _rest_since: FloatArray
     _start_floor: FloatArray
+    _start_slack_s: float
     _start_count: dict[int, int]
     _pending_starts: list[tuple[int, int]]
     _recent: list[tuple[frozenset[int], float]]
@@ -80,23 +82,34 @@ class StartExplainer:
         if n[0] < 2 or speed < 1e-6:
             self._moving[ball] = False
             self._anchor[ball] = p[0] if n[0] else anchor
+            self._anchor_weight[ball] = 1.0
             return []
         if self._relocated(ball, (times, xy[:, ball]), v[0]):
             # Put down by hand: it rests where it was last seen.
             self._moving[ball] = False
             seen = np.flatnonzero(np.isfinite(xy[:, ball, 0]))
             self._anchor[ball] = xy[seen[-1], ball]
+            self._anchor_weight[ball] = 1.0
             return []
         t_start = float(t_ref[0] + (anchor - p[0]) @ v[0] / speed**2)
-        floor = min(float(times[0]) - 1.5 * self._dt, float(self._start_floor[ball]))
+        # A slow ball is first seen displaced long after it left: as long as it took to get
+        # there at its speed (a fast one within a frame or two).
+        first = int(np.argmax(np.isfinite(xy[:, ball, 0])))
+        lag = float(np.linalg.norm(xy[first, ball] - anchor)) / speed
+        floor = min(float(times[0]) - 1.5 * self._dt - lag, float(self._start_floor[ball]))
         t_start = min(max(t_start, floor), float(times[0]))
+        # How far the toucher's own touch time may lie from this estimate.
+        self._start_slack_s = lag
         touches = self._find_touchers(ball, detected, t_start, self._fit_frames)
         if not touches:
             # A toucher that had just bounced is better seen over its last frames alone.
             touches = self._find_touchers(ball, detected, t_start, 2)
+        self._start_slack_s = 0.0
+        touches = touches or self._touch_by_pass(ball, detected)
         if not touches and speed < self.config.start_min_speed_mm_s:
             self._moving[ball] = False
             self._anchor[ball] = p[0]
+            self._anchor_weight[ball] = 1.0
             return []
         if touches:
             return self._unseen_stroke(touches) + [
@@ -224,15 +237,17 @@ class StartExplainer:
         config = self.config
         noise_floor = 3.0 * self._kink_noise_mm_s(self._fit_frames) / math.sqrt(2.0)
         rested_s = t_start - self._rest_since[ball]
-        if (
-            speed < max(config.start_min_speed_mm_s, noise_floor)
-            or rested_s < config.disturb_min_rest_s
-        ):
+        # A ball still creeping to a stop cannot speed up past a strike's speed.
+        creeping = rested_s < config.disturb_min_rest_s and speed < config.strike_min_speed_mm_s
+        if speed < max(config.start_min_speed_mm_s, noise_floor) or creeping:
             return None
         ended = self._end_quiet_shot(ball, t_start)
         frame = self._frame_of(t_start)
-        strike = ball == CUE and not self._in_shot
-        if strike and speed >= config.strike_min_speed_mm_s:
+        if ball == CUE and speed >= config.strike_min_speed_mm_s:
+            # Struck with nothing touching it: a stroke, even while balls of the previous
+            # shot still roll (that shot ends at this strike, which is then a foul).
+            if self._in_shot:
+                ended = [Event(frame, t_start - 1e-6, EventKind.SHOT_END)]
             self._in_shot = True
             self._quiet_since = None
             return [*ended, Event(frame, t_start, EventKind.STRIKE, (CUE,))]
@@ -276,7 +291,7 @@ class StartExplainer:
         Usually one moving ball whose path came within a diameter of ``ball``; through balls
         frozen together (a rack), a chain from a moving ball over resting ones.
         """
-        t_ref, p, v, n = self._paths_before(detected, frames)
+        t_ref, p, v, n = self._paths_before(self._last_push_before(detected, t_start), frames)
         diameter = self.table.ball_diameter_mm
         at_start = p + v * (t_start - t_ref)[:, None]
         was_moving = np.linalg.norm(v, axis=1) > self.config.start_min_speed_mm_s
@@ -299,7 +314,8 @@ class StartExplainer:
             path: Path = (float(t_ref[first]), p[first], v[first])
             still: Path = (t_start, at_start[second], np.zeros(2))
             touch = contacts.touch_time(path, still, diameter)
-            if touch is not None and abs(touch - t_start) <= 2.0 * self._dt:
+            slack = 2.0 * self._dt + self._start_slack_s
+            if touch is not None and abs(touch - t_start) <= slack:
                 t_contact = touch
         distance = np.linalg.norm(at_start - at_start[ball], axis=1)
         rivals = int((moving & usable & (distance <= reach)).sum()) - 1
@@ -307,6 +323,39 @@ class StartExplainer:
         touches = [(first, second, t_contact, sure)]
         touches += [(a, b, t_start, 0.8) for a, b in itertools.pairwise(chain[1:])]
         return touches
+
+    def _last_push_before(self, detected: int, t_start: float) -> int:
+        """Where the touchers' paths end: at ``detected``, or for a slow start seen long after
+        it began, at ``t_start`` (a toucher's path after the contact is bent)."""
+        if self._start_slack_s <= self._dt:
+            return detected
+        seen_s = float(self._history.window(detected, detected + 1)[0][0])
+        return detected - max(0, math.floor((seen_s - t_start) / self._dt))
+
+    def _touch_by_pass(self, ball: int, detected: int) -> list[tuple[int, int, float, float]]:
+        """A soft contact seen late: the ball whose sightings last came within a diameter
+        of ``ball``'s rest position (coming from further away) since the history began.
+        The touched ball crept away so slowly that it was seen displaced long after."""
+        frames = math.ceil(self.config.history_s / self._dt)
+        times, _, xy = self._history.window(detected - frames, detected + 1)
+        diameter = self.table.ball_diameter_mm
+        reach = diameter + self.config.ball_contact_tolerance_mm
+        far = reach + self.config.start_distance_mm
+        best: tuple[float, int] | None = None
+        for other in np.flatnonzero(self._alive):
+            if other == ball:
+                continue
+            path = (times, xy[:, other])
+            t = contacts.last_pass_within(*path, self._anchor[ball], reach)
+            distance = np.linalg.norm(xy[:, other] - self._anchor[ball], axis=1)
+            if t is None or not np.any((times < t) & (distance > far)):
+                continue  # it came from nearby: a neighbour's jitter, not a pass
+            # Touching is one diameter apart; the tolerance only admits noisy passes.
+            touch = contacts.last_pass_within(*path, self._anchor[ball], diameter)
+            t = t if touch is None or touch < t else touch
+            if best is None or t > best[0]:
+                best = (t, int(other))
+        return [] if best is None else [(best[1], ball, best[0], 0.7)]
 
     def _touch_by_fresh_starter(
         self, ball: int, detected: int, t_start: float

@@ -1,0 +1,67 @@
+"""EventDetector on sequences of strokes: where one shot ends and the next begins."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from referee.shots import facts_from_events
+from tests.tracking.builders import TABLE, Noise, run_tracking, simulate
+from tracking.types import EventKind
+
+
+def test_stroke_while_the_last_shot_still_rolls_ends_it() -> None:
+    """The cue ball at rest is struck while an object ball still rolls: the open shot ends at
+    that strike and a new one begins (a stroke with balls moving, not a disturbance)."""
+    truth = simulate(
+        {0: (700.0, 640.0), 3: (1300.0, 640.0), 8: (700.0, 250.0)},
+        [(0.1, 0, (1500.0, 0.0)), (1.4, 0, (0.0, -1500.0))],
+        3.0,
+        decel_mm_s2=300.0,
+    )
+    run = run_tracking(truth, Noise(position_std_mm=1.0), seed=5)
+    kinds = [e.kind for e in run.events if e.kind != EventKind.BALL_CUSHION]
+    assert kinds[:4] == [
+        EventKind.STRIKE,
+        EventKind.BALL_BALL,
+        EventKind.SHOT_END,
+        EventKind.STRIKE,
+    ], kinds
+    end, strike = run.events[kinds.index(EventKind.SHOT_END) :][:2]
+    assert abs(strike.time_s - 1.4) < 2.0 / truth.fps
+    assert end.time_s <= strike.time_s
+    assert EventKind.BALL_DISTURBED not in kinds
+
+
+@pytest.mark.parametrize("speed", [600.0, 900.0, 1400.0], ids=["600", "900", "1400"])
+def test_bounce_off_a_cushion_is_not_a_rest(speed: float) -> None:
+    """A ball whose rest window straddles a cushion bounce fits a slow line, yet it has not
+    stopped: no second stroke or disturbance when it is next seen moving."""
+    truth = simulate({0: (1000.0, 1000.0), 5: (2000.0, 300.0)}, [(0.1, 0, (0.0, speed))], 3.0)
+    run = run_tracking(truth, Noise(position_std_mm=1.0), seed=3)
+    kinds = [e.kind for e in run.events]
+    assert kinds.count(EventKind.STRIKE) == 1, kinds
+    assert EventKind.BALL_DISTURBED not in kinds
+
+
+@pytest.mark.parametrize("share", [0.15, 0.25], ids=["15pct", "25pct"])
+def test_thin_graze_that_barely_moves_the_object_ball(share: float) -> None:
+    """A thin cut sends the object ball off at a fraction of the cue ball's speed; it creeps
+    a centimetre or two, seen displaced long after the contact, which is still found (at
+    its time) and is the first contact."""
+    diameter = TABLE.ball_diameter_mm
+    offset = diameter * math.sqrt(1.0 - share**2)
+    truth = simulate(
+        {0: (1000.0, 640.0), 1: (1400.0, 640.0 + offset), 7: (2000.0, 300.0)},
+        [(0.1, 0, (400.0, 0.0))],
+        3.0,
+        decel_mm_s2=100.0,
+    )
+    run = run_tracking(truth, Noise(position_std_mm=1.0), seed=9)
+    facts = facts_from_events(run.events, [1, 7], is_break=False)
+    assert facts["first_object_ball_contacted"] == 1, run.events
+    assert facts["balls_disturbed"] == []
+    want = next(e for e in truth.events if e.kind == EventKind.BALL_BALL)
+    got = next(e for e in run.events if e.kind == EventKind.BALL_BALL)
+    assert abs(got.time_s - want.time_s) < 2.0 / truth.fps, (want, got)
