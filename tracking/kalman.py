@@ -97,6 +97,30 @@ def predict(
     return mean_pred, cov_pred
 
 
+def cap_variance(cov: Float64Array, max_variance: Float64Array) -> Float64Array:
+    """Scale each state component whose variance exceeds its cap, keeping P positive definite.
+
+    Clipping the diagonal alone would leave covariances larger than the variances allow (an
+    indefinite P, then negative variances after the next update). Instead ``P = D P D`` with
+    ``D = diag(min(1, sqrt(cap_i / P_ii)))``, a congruence, which keeps P symmetric positive
+    semi-definite and brings every capped variance to exactly its cap.
+
+    Args:
+        cov: (N, 4, 4) covariances.
+        max_variance: (4,) largest variance of each state component (``inf``: no cap).
+
+    Returns:
+        The (N, 4, 4) capped covariances (a new array).
+    """
+    variance = np.diagonal(cov, axis1=1, axis2=2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.sqrt(np.minimum(1.0, max_variance[None, :] / variance))
+    scale = np.where(np.isfinite(scale), scale, 1.0)
+    # P = D P D
+    capped: Float64Array = cov * scale[:, :, None] * scale[:, None, :]
+    return capped
+
+
 def innovation(
     mean: Float64Array, cov: Float64Array, z: Float64Array, R: Float64Array
 ) -> tuple[Float64Array, Float64Array]:

@@ -78,3 +78,29 @@ def test_update_keeps_covariance_symmetric_and_shrinks_position_variance(
     np.testing.assert_allclose(c_new, np.swapaxes(c_new, 1, 2), rtol=1e-9, atol=1e-6)
     assert np.all(np.diagonal(c_new[0])[:2] <= np.diagonal(c[0])[:2] + 1e-9)
     assert np.all(np.linalg.eigvalsh(c_new[0]) > -1e-6 * np.abs(c_new).max())
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 10_000), cap=st.floats(1.0, 1e4))
+def test_cap_variance_keeps_p_positive_definite_and_caps_exactly(seed: int, cap: float) -> None:
+    rng = np.random.default_rng(seed)
+    a = rng.normal(0.0, 300.0, (3, 4, 4))
+    cov = a @ np.swapaxes(a, 1, 2) + np.eye(4) * 1e-3
+    max_variance = np.array([cap, cap, np.inf, np.inf])
+    capped = kalman.cap_variance(cov, max_variance)
+    variance = np.diagonal(capped, axis1=1, axis2=2)
+    assert np.all(variance[:, :2] <= cap * (1 + 1e-9))
+    assert np.allclose(variance[:, 2:], np.diagonal(cov, axis1=1, axis2=2)[:, 2:])
+    assert np.all(np.linalg.eigvalsh(capped) > -1e-6 * np.abs(capped).max())
+
+
+def test_clipping_only_the_diagonal_would_break_p_but_cap_variance_does_not() -> None:
+    # A long-coasting ball: position and velocity strongly correlated.
+    cov = np.array([[[1e8, 0, 3e9, 0], [0, 1e8, 0, 3e9], [3e9, 0, 1e11, 0], [0, 3e9, 0, 1e11]]])
+    clipped = cov.copy()
+    clipped[:, :2, :2] = np.minimum(clipped[:, :2, :2], 1e6)
+    assert np.linalg.eigvalsh(clipped).min() < 0
+    capped = kalman.cap_variance(cov, np.array([1e6, 1e6, np.inf, np.inf]))
+    assert np.linalg.eigvalsh(capped).min() >= -1e-3
+    _, updated = kalman.update(np.zeros((1, 4)), capped, np.zeros((1, 2)), np.eye(2) * 4.0)
+    assert np.all(np.diagonal(updated, axis1=1, axis2=2) > 0)
