@@ -48,6 +48,9 @@ class EventConfig:
             simultaneous (the camera cannot order them). Raising it reports more ties.
         settle_s: every ball must have been at rest this long for the shot to end. Raising
             it waits longer (slow drops stay in the shot).
+        lip_wait_s: a ball at rest in a pocket mouth (on the lip) keeps the shot open this
+            long after every ball stopped, so a late drop belongs to the shot (WPA 5-second
+            rule, rules.md I-20). Raising it waits longer before such a shot ends.
         history_s: how much history is kept. Must cover the fit windows.
     """
 
@@ -68,4 +71,5 @@ class EventConfig:
     explain_min_cosine: float = 0.5
     simultaneous_contact_s: float = 0.004
     settle_s: float = 0.5
+    lip_wait_s: float = 5.0
     history_s: float = 0.6

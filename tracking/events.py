@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 from calibration.table import TableSpec
 from tracking import contacts
 from tracking.event_config import EventConfig
-from tracking.geometry import nearest_pocket
+from tracking.geometry import in_pocket_mouth, nearest_pocket
 from tracking.history import FloatArray, PositionHistory, fit_lines
 from tracking.starts import Path, StartExplainer
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
@@ -421,8 +421,10 @@ class EventDetector(StartExplainer):
         return self._cushion_contact(ball, side, before, t_kink)
 
     def _changed_too(self, other: int) -> bool:
-        """Whether ``other`` also changed velocity (or started) around the analysis frame."""
-        if any(b == other for b, _ in self._pending_starts):
+        """Whether ``other`` also changed velocity (or started) around the analysis frame; a
+        resting ball seen displaced once and then lost (sent off the table, or hidden at
+        once) counts."""
+        if self._displaced[other] or any(b == other for b, _ in self._pending_starts):
             return True
         return any(k.change[other] >= 0.5 * k.threshold[other] for k in self._kinks)
 
@@ -460,6 +462,14 @@ class EventDetector(StartExplainer):
         return Event(frame, t_contact, EventKind.BALL_CUSHION, (ball,), cushion=cushion)
 
     # ----------------------------------------------------------------- shot end
+    def _on_lip(self) -> NDArray[np.bool_]:
+        """(11,) balls at rest in a pocket mouth."""
+        resting = self._alive & ~self._moving & np.isfinite(self._anchor[:, 0])
+        lip = np.zeros(NUM_CLASSES, bool)
+        if resting.any():
+            lip[resting] = in_pocket_mouth(self.table, self._anchor[resting])
+        return lip
+
     def _shot_end(self, trackset: TrackSet) -> list[Event]:
         if not self._in_shot:
             return []
@@ -475,6 +485,8 @@ class EventDetector(StartExplainer):
             self._quiet_since = trackset.time_s
         if trackset.time_s - self._quiet_since + 1e-9 < self.config.settle_s:
             return []
+        if self._on_lip().any() and trackset.time_s - self._quiet_since < self.config.lip_wait_s:
+            return []  # a ball on a pocket lip may still drop (the 5-second rule)
         self._in_shot = False
         self._quiet_since = None
         return [Event(trackset.frame, trackset.time_s, EventKind.SHOT_END)]

@@ -84,6 +84,25 @@ def pocket_entry(
     return np.where(found, best, -1).astype(np.int64)
 
 
+def in_pocket_mouth(table: TableSpec, xy_mm: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """(N,) whether each centre lies in a pocket mouth, on the lip: nearer a cushion line than
+    half a radius (or beyond it, which the cushion allows only at a mouth) and within a
+    mouth's width of a pocket point.
+
+    Args:
+        table: the table.
+        xy_mm: (N, 2) ball centres, table mm.
+    """
+    xy = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
+    near_line = outside_distance_mm(table, xy) > -0.5 * table.ball_radius_mm
+    distance = np.linalg.norm(xy[:, None, :] - table.pockets_xy_mm()[None, :, :], axis=2)
+    mouth = np.array(
+        [table.corner_mouth_mm if p.is_corner() else table.side_mouth_mm for p in POCKETS]
+    )
+    result: NDArray[np.bool_] = near_line & (distance <= mouth[None, :]).any(axis=1)
+    return result
+
+
 def nearest_pocket(table: TableSpec, xy_mm: tuple[float, float]) -> Pocket:
     """The pocket whose point is nearest to a position."""
     distance = np.linalg.norm(table.pockets_xy_mm() - np.asarray(xy_mm, dtype=np.float64), axis=1)

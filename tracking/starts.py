@@ -184,10 +184,11 @@ class StartExplainer:
         return across > self.table.ball_diameter_mm
 
     def _cue_hidden(self) -> bool:
-        """Whether the cue ball is in play but not seen in the latest frame."""
+        """Whether the cue ball is not seen on the table in the latest frame: hidden, or
+        not seen since it was pocketed (put back in hand where the camera missed it)."""
         count = self._history.count
         latest = self._history.window(count - 1, count)[2]
-        return bool(self._alive[CUE] and len(latest) and not np.isfinite(latest[0, CUE, 0]))
+        return bool(len(latest) and not np.isfinite(latest[0, CUE, 0]))
 
     def _pushed_by_frozen_cue(self, ball: int, velocity: FloatArray) -> bool:
         """Whether the resting cue ball touches ``ball`` and ``ball`` left straight away

@@ -65,3 +65,34 @@ def test_thin_graze_that_barely_moves_the_object_ball(share: float) -> None:
     want = next(e for e in truth.events if e.kind == EventKind.BALL_BALL)
     got = next(e for e in run.events if e.kind == EventKind.BALL_BALL)
     assert abs(got.time_s - want.time_s) < 2.0 / truth.fps, (want, got)
+
+
+def test_stroke_with_the_cue_ball_unseen_after_a_scratch() -> None:
+    """The cue ball dropped and was put back where the camera does not see it: the next
+    ball to leave its spot at stroke speed was hit by it (a low-confidence stroke), not
+    moved by hand."""
+    truth = simulate(
+        {0: (400.0, 400.0), 3: (1500.0, 900.0), 5: (1800.0, 400.0)},
+        [(0.1, 0, (-1200.0, -1200.0)), (2.5, 5, (1500.0, 200.0))],
+        4.0,
+    )
+    assert any(e.kind == EventKind.BALL_POCKET and e.balls == (0,) for e in truth.events)
+    run = run_tracking(truth, Noise(position_std_mm=1.0), seed=4)
+    later = [e for e in run.events if e.time_s > 2.0]
+    assert [(e.kind, e.balls) for e in later[:2]] == [
+        (EventKind.STRIKE, (0,)),
+        (EventKind.BALL_BALL, (0, 5)),
+    ], later
+    assert later[0].confidence < 0.5 and abs(later[0].time_s - 2.5) < 2.0 / truth.fps
+    assert all(e.kind != EventKind.BALL_DISTURBED for e in run.events)
+
+
+def test_object_ball_lost_right_after_the_contact_is_still_the_first_contact() -> None:
+    """A hard hit sends the object ball away (off the table, or out of view) after one
+    sighting of it moving: the cue ball's deflection is still explained by it."""
+    truth = simulate({0: (800.0, 640.0), 2: (1700.0, 660.0)}, [(0.1, 0, (6000.0, 0.0))], 1.5)
+    contact = next(e for e in truth.events if e.kind == EventKind.BALL_BALL)
+    hidden_from = contact.time_s + 1.2 / truth.fps
+    run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=((2, hidden_from, 9.0),)))
+    facts = facts_from_events(run.events, [2], is_break=False)
+    assert facts["first_object_ball_contacted"] == 2, run.events

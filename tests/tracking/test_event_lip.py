@@ -1,0 +1,61 @@
+"""A ball resting on a pocket lip keeps the shot open for the 5-second rule (rules.md I-20)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.tracking.builders import TABLE, simulate
+from tracking.events import EventDetector
+from tracking.types import Event, EventKind, TrackSet, TrackStatus
+
+LIP_XY = (TABLE.length_mm / 2.0 - 15.0, TABLE.width_mm + 3.0)
+"""A centre in the right side pocket's mouth, just beyond the cushion line."""
+
+
+def _events(drop_s: float | None, lip_xy: tuple[float, float]) -> list[Event]:
+    """A cue ball stroke that dies by 2 s, with ball 10 resting at ``lip_xy`` the whole time
+    until it drops at ``drop_s`` (never when None)."""
+    truth = simulate({0: (700.0, 400.0)}, [(0.2, 0, (1200.0, 0.0))], 9.0, decel_mm_s2=800.0)
+    rng = np.random.default_rng(1)
+    detector, events = EventDetector(TABLE), []
+    for f, time_s in enumerate(truth.time_s):
+        dropped = drop_s is not None and time_s >= drop_s
+        xy = np.array([truth.xy_mm[f, 0], lip_xy]) + rng.normal(0.0, 0.7, (2, 2))
+        status = [TrackStatus.ON_TABLE, TrackStatus.POCKETED if dropped else TrackStatus.ON_TABLE]
+        trackset = TrackSet(
+            f,
+            float(time_s),
+            np.array([0, 10]),
+            xy,
+            np.zeros((2, 2)),
+            np.full((2, 2), np.nan),
+            np.array(status, dtype=object),
+            xy,
+        )
+        events += detector.update(trackset)
+    return events
+
+
+def test_late_drop_from_the_lip_belongs_to_the_shot() -> None:
+    events = _events(4.0, LIP_XY)
+    kinds = [e.kind for e in events]
+    assert kinds.count(EventKind.SHOT_END) == 1, kinds
+    drop = next(e for e in events if e.kind == EventKind.BALL_POCKET)
+    end = next(e for e in events if e.kind == EventKind.SHOT_END)
+    assert drop.balls == (10,) and drop.pocket == "side_right"
+    assert drop.time_s <= end.time_s < drop.time_s + 0.2
+
+
+@pytest.mark.parametrize(
+    ("lip_xy", "wait_s"),
+    [(LIP_XY, 5.0), ((1000.0, TABLE.width_mm - TABLE.ball_radius_mm), 0.5)],
+    ids=["on-lip-waits-5s", "on-rail-settles"],
+)
+def test_shot_end_waits_only_for_a_ball_on_a_lip(
+    lip_xy: tuple[float, float], wait_s: float
+) -> None:
+    events = _events(None, lip_xy)
+    end = next(e for e in events if e.kind == EventKind.SHOT_END)
+    # The cue ball stops at 0.2 + 1200 / 800 = 1.7 s; rest is declared a rest window later.
+    assert 1.7 + wait_s <= end.time_s <= 1.7 + wait_s + 0.6, end
