@@ -11,6 +11,9 @@ Per region of the frame (the whole table, or windows around where the tracker ex
 5. confidence: disc coverage times the share of a ring just outside the ball that is cloth or
    another ball (a ball in a hand, or the middle of a hand, has foreground all round);
 6. identification of each kept ball from its pixels (vision.identify).
+
+With hints, a window whose pixels have not changed since it was last searched keeps that
+search's result (vision.memory): a still table costs one comparison per ball.
 """
 
 from __future__ import annotations
@@ -34,7 +37,20 @@ from vision.candidates import (
     streaks,
 )
 from vision.cloth import ClothModel, TableView, distance_along, with_static_edges
-from vision.identify import Identifier, IdentifierConfig
+from vision.identify import Identifier, IdentifierConfig, white_balance_gains
+from vision.memory import (
+    Remembered,
+    TableMemory,
+    cell_boxes,
+    changed,
+    changed_cells,
+    crop,
+    grow,
+    in_mask,
+    recall,
+    table_cells,
+    window_boxes,
+)
 from vision.mosaic import Box, Mosaic, merge_boxes, pack
 from vision.types import NUM_CLASSES, Detections, Frame
 
@@ -67,6 +83,17 @@ class DetectorConfig:
         refine_iterations: centroid iterations for the sub-pixel centre.
         find_streaks: also look for balls smeared by motion blur (one ball wide, up to eight
             radii long), centred at mid-exposure.
+        reuse_still_windows: with hints, keep the last result of a window whose pixels have
+            not changed (balls at rest cost a comparison instead of a search).
+        still_change_ratio: 3x3-averaged pixel difference, as a share of the foreground
+            distance, above which a window's pixel has changed; raising it keeps results
+            through larger changes (and misses sub-pixel moves of faint balls).
+        still_changed_share: share of a window's pixels that may change while it counts as
+            still; raising it tolerates flicker and noise, and misses more small moves.
+        still_max_age_s: a kept result is searched again after this long anyway (slow
+            changes of light); lowering it costs more searches.
+        full_refresh_s: a full search looks only where the table changed since the last
+            one, and at every cell at least this often; lowering it costs more.
         identifier: identification settings.
     """
 
@@ -83,6 +110,11 @@ class DetectorConfig:
     surface_margin_mm: float = 20.0
     refine_iterations: int = 3
     find_streaks: bool = True
+    reuse_still_windows: bool = True
+    still_change_ratio: float = 0.5
+    still_changed_share: float = 0.002
+    still_max_age_s: float = 1.0
+    full_refresh_s: float = 10.0
     identifier: IdentifierConfig = field(default_factory=IdentifierConfig)
 
 
@@ -112,6 +144,16 @@ class BallDetector:
         self._bounds = view.bounds()
         self.identifier = Identifier(self.config.identifier)
         self.cloth: ClothModel | None = None
+        inside = view.radius_px[view.valid > 0]
+        self._largest_radius = float(inside.max()) if inside.size else 1.0
+        self._forget()
+
+    def _forget(self) -> None:
+        """Drop what earlier frames showed (the cloth model changed, or a full search)."""
+        self._memory = Remembered.empty()
+        self._last = Detections.empty()
+        self._gains: NDArray[np.float32] | None = None
+        self._table: TableMemory | None = None
 
     def learn_cloth(self, frame: Frame) -> ClothModel:
         """Learn (or relearn, after the light changed) the cloth colour from a frame.
@@ -136,6 +178,7 @@ class BallDetector:
             centre = (round(float(u)), round(float(v)))
             cv2.circle(static, centre, round(1.6 * float(radius)) + 2, 0, -1)
         self.cloth = with_static_edges(self.cloth, frame.image, static > 0)
+        self._forget()
         return self.cloth
 
     def _check_size(self, frame: Frame) -> None:
@@ -168,31 +211,149 @@ class BallDetector:
         if self.cloth is None:
             self.learn_cloth(frame)
         if hint_xy_px is None:
-            xy, confidence, pixels = self._search(frame.image, None, thorough=True)
-            return self._assemble(xy, confidence, pixels)
+            return self._search_table(frame)
         hints = np.asarray(hint_xy_px, np.float64).reshape(-1, 2)
         hints = hints[np.all(np.isfinite(hints), axis=1)]
-        # Fast pass: foreground blobs only. Hints it leaves unexplained (a ball of the
-        # cloth's colour, a blurred one) get a second, thorough pass over their windows.
-        xy, confidence, pixels = self._search(frame.image, hints, thorough=False)
+        kept, explained = self._recall(frame, hints)
+        if explained.all() and len(kept) == len(self._memory):
+            return self._last  # every window as it was: the same balls
+        searched = hints[~explained]
+        xy, confidence, pixels = self._search_hinted(frame.image, searched)
+        fresh = self._remember(frame, xy, confidence, pixels)
+        return self._output(frame, kept, fresh, searched)
+
+    def _search_table(self, frame: Frame) -> Detections:
+        """Every ball on the table. With a memory, only the parts that changed since the
+        last full search are searched (grown by a search window); elsewhere that search's
+        balls stay."""
+        cells = table_cells(frame.image, self._bounds)
+        table = self._table
+        age_s = frame.time_s - table.complete_time_s if table is not None else np.inf
+        if (
+            table is None
+            or not self.config.reuse_still_windows
+            or not 0.0 <= age_s <= self.config.full_refresh_s
+        ):
+            xy, confidence, pixels = self._search(frame.image, None, thorough=True)
+            self._gains = None
+            found = self._output(
+                frame,
+                Remembered.empty(),
+                self._remember(frame, xy, confidence, pixels),
+                np.zeros((0, 2)),
+            )
+            self._table = TableMemory(cells, self._bounds, frame.time_s, self._memory)
+            return found
+        moved = changed_cells(cells, table.cells, self.config.still_change_ratio * self.threshold)
+        searched = grow(moved, (self.config.hint_window_radii + 1.0) * self._largest_radius)
+        disturbed = in_mask(
+            table.balls.xy_px, grow(moved, 1.5 * self._largest_radius), self._bounds
+        )
+        boxes = merge_boxes(cell_boxes(searched, self._bounds))
+        xy, confidence, pixels = self._search_boxes(frame.image, boxes, thorough=True)
+        fresh = self._remember(frame, xy, confidence, pixels)
+        found = self._output(frame, table.balls.take(~disturbed), fresh, np.zeros((0, 2)))
+        newer = np.where(searched[..., None] > 0, cells, table.cells)
+        self._table = TableMemory(newer, self._bounds, table.complete_time_s, self._memory)
+        return found
+
+    def _search_hinted(
+        self, image: NDArray[np.uint8], hints: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]:
+        """Fast pass over the hints' windows (foreground blobs only), then a thorough pass
+        over the windows of hints it left unexplained (a ball of the cloth's colour, a
+        blurred one)."""
+        xy, confidence, pixels = self._search(image, hints, thorough=False)
         if len(hints):
             gaps = np.linalg.norm(hints[:, None, :] - xy[None, :, :], axis=2)
             unexplained = ~np.any(gaps < 1.5 * self._radius_at(hints)[:, None], axis=1)
             if unexplained.any():
                 more_xy, more_confidence, more_pixels = self._search(
-                    frame.image, hints[unexplained], thorough=True
+                    image, hints[unexplained], thorough=True
                 )
                 xy = np.vstack([xy, more_xy])
                 confidence = np.concatenate([confidence, more_confidence])
                 pixels = pixels + more_pixels
-        return self._assemble(xy, confidence, pixels)
+        return xy, confidence, pixels
+
+    def _recall(
+        self, frame: Frame, hints: NDArray[np.float64]
+    ) -> tuple[Remembered, NDArray[np.bool_]]:
+        """Remembered entries whose windows are unchanged and that explain a hint, and
+        (M,) which hints they explain."""
+        memory = self._memory
+        if not self.config.reuse_still_windows or len(memory) == 0:
+            return Remembered.empty(), np.zeros(len(hints), bool)
+        age_s = frame.time_s - memory.time_s
+        young = (age_s >= 0.0) & (age_s <= self.config.still_max_age_s)
+        pixel_change = self.config.still_change_ratio * self.threshold
+        still = young & ~changed(frame.image, memory, pixel_change, self.config.still_changed_share)
+        explained, used = recall(memory, hints, self._radius_at(hints), still)
+        return memory.take(used), explained
+
+    def _remember(
+        self,
+        frame: Frame,
+        xy: NDArray[np.float64],
+        confidence: NDArray[np.float64],
+        pixels: list[NDArray[np.uint8]],
+    ) -> Remembered:
+        """Freshly found balls (duplicates dropped) with their features and windows."""
+        if len(xy) == 0:
+            return Remembered.empty()
+        keep = _dedupe(xy, confidence, self._radius_at(xy))
+        xy, confidence = xy[keep], confidence[keep]
+        pixels = [pixels[i] for i in np.flatnonzero(keep)]
+        if self._gains is None:
+            # White balance from every ball at once, kept until the next full search.
+            self._gains = white_balance_gains(np.concatenate(pixels, axis=0))
+        features = self.identifier.features(pixels, self._gains)
+        return self._entries(frame, xy, confidence, features)
+
+    def _entries(
+        self,
+        frame: Frame,
+        xy: NDArray[np.float64],
+        confidence: NDArray[np.float64],
+        features: NDArray[np.float32],
+    ) -> Remembered:
+        half = np.ceil(self.config.hint_window_radii * self._radius_at(xy)) + 2
+        boxes = window_boxes(xy, half, self._bounds)
+        times = np.full(len(xy), frame.time_s)
+        return Remembered(xy, confidence, features, times, boxes, crop(frame.image, boxes))
+
+    def _output(
+        self, frame: Frame, kept: Remembered, fresh: Remembered, searched: NDArray[np.float64]
+    ) -> Detections:
+        """The detections of kept and fresh balls; remembers them and the searched hints
+        that found nothing."""
+        if len(kept) and len(fresh):
+            # A fresh search of the same ball wins over the kept result.
+            gaps = np.linalg.norm(kept.xy_px[:, None, :] - fresh.xy_px[None, :, :], axis=2)
+            kept = kept.take(gaps.min(axis=1) >= self._radius_at(kept.xy_px))
+        balls = Remembered.concat(kept.take(kept.is_ball), fresh)
+        self._memory = Remembered.concat(balls, kept.take(~kept.is_ball))
+        if len(searched):
+            gaps = np.linalg.norm(searched[:, None, :] - balls.xy_px[None, :, :], axis=2)
+            lone = ~np.any(gaps < 1.5 * self._radius_at(searched)[:, None], axis=1)
+            nothing = np.full(int(lone.sum()), np.nan)
+            features = np.zeros((len(nothing), balls.features.shape[1]), np.float32)
+            empty = self._entries(frame, searched[lone], nothing, features)
+            self._memory = Remembered.concat(self._memory, empty)
+        self._last = self._assemble(balls)
+        return self._last
 
     def _search(
         self, image: NDArray[np.uint8], hints: NDArray[np.float64] | None, thorough: bool
     ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]:
         """Centres (frame px), confidences and pixels of the balls in the windows around
         the hints (None: the whole table)."""
-        boxes = self._boxes(hints)
+        return self._search_boxes(image, self._boxes(hints), thorough)
+
+    def _search_boxes(
+        self, image: NDArray[np.uint8], boxes: list[Box], thorough: bool
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]:
+        """Centres (frame px), confidences and pixels of the balls in frame boxes."""
         if not boxes:
             return np.zeros((0, 2)), np.zeros(0), []
         mosaic = pack(boxes, self._bounds)
@@ -309,24 +470,18 @@ class BallDetector:
         better = doubtful & (refit_score > score + 0.1) & (moved < 0.5 * radius)
         return np.where(better[:, None], refit, xy), np.where(better, refit_score, score)
 
-    def _assemble(
-        self,
-        xy: NDArray[np.float64],
-        confidence: NDArray[np.float64],
-        pixels: list[NDArray[np.uint8]],
-    ) -> Detections:
-        if len(xy) == 0:
+    def _assemble(self, balls: Remembered) -> Detections:
+        if len(balls) == 0:
             return Detections.empty()
-        keep = _dedupe(xy, confidence, self._radius_at(xy))
-        xy, confidence = xy[keep], confidence[keep]
-        class_prob = self.identifier.identify([pixels[i] for i in np.flatnonzero(keep)])
+        xy = balls.xy_px
+        class_prob = self.identifier.probabilities(balls.features)
         camera = self.view.camera
         xy_mm = camera.to_table(xy) if camera is not None else np.full((len(xy), 2), np.nan)
         return Detections(
             xy_px=xy.astype(np.float32),
             xy_mm=xy_mm.astype(np.float32),
             radius_px=self._radius_at(xy).astype(np.float32),
-            confidence=confidence.astype(np.float32),
+            confidence=balls.confidence.astype(np.float32),
             class_prob=class_prob.reshape(-1, NUM_CLASSES),
         )
 

@@ -273,13 +273,23 @@ class Identifier:
         names = ["standard", "tv"] if self.config.palette == "auto" else [self.config.palette]
         self.palettes = [Palette.named(name) for name in names]
 
-    def features(self, pixels: list[NDArray[np.uint8]]) -> NDArray[np.float32]:
+    def features(
+        self, pixels: list[NDArray[np.uint8]], gains: NDArray[np.float32] | None = None
+    ) -> NDArray[np.float32]:
         """(N, 5) features of N balls from their (K_i, 3) uint8 BGR pixels, white-balanced
-        together."""
+        together (or with the (3,) per-channel `gains` of `white_balance_gains`, e.g. those
+        of the last frame that showed every ball)."""
         if not pixels:
             return np.zeros((0, len(FEATURES)), np.float32)
-        gains = white_balance_gains(np.concatenate(pixels, axis=0))
+        if gains is None:
+            gains = white_balance_gains(np.concatenate(pixels, axis=0))
         return frame_features(pixels, gains, self.config)
+
+    def probabilities(self, features: NDArray[np.float32]) -> NDArray[np.float32]:
+        """(N, 11) class probabilities of N balls from their (N, 5) features (consistent
+        across the frame when the config says `exclusive`)."""
+        prob = self.independent(features)
+        return exclusive_probabilities(prob) if self.config.exclusive else prob
 
     def independent(self, features: NDArray[np.float32]) -> NDArray[np.float32]:
         """(N, 11) per-ball probabilities, ignoring the other balls; with several palettes,
@@ -299,8 +309,7 @@ class Identifier:
     def identify(self, pixels: list[NDArray[np.uint8]]) -> NDArray[np.float32]:
         """(N, 11) class probabilities of N balls (consistent across the frame when the
         config says `exclusive`)."""
-        prob = self.independent(self.features(pixels))
-        return exclusive_probabilities(prob) if self.config.exclusive else prob
+        return self.probabilities(self.features(pixels))
 
     def learn_from_rack(self, rack_features: dict[int, NDArray[np.float32]]) -> None:
         """Adopt the colours seen on balls whose identity is known (e.g. in a rack the 1 at

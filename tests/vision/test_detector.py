@@ -16,7 +16,7 @@ from tests.vision.scenes import (
     render_scene,
     scatter,
 )
-from vision.detector import BallDetector
+from vision.detector import BallDetector, DetectorConfig
 from vision.types import Detections, Frame
 
 ALL_BALLS = list(range(11))
@@ -93,7 +93,8 @@ def test_touching_balls_in_a_rack_are_separated_to_a_pixel() -> None:
 
 def test_hints_search_only_near_them_and_agree_with_the_full_search() -> None:
     scene = render_scene(scatter(np.random.default_rng(9), 11), ALL_BALLS, seed=9)
-    detector = BallDetector(scene.calibration)
+    # Without the memory, so the hinted search itself runs on the same frame.
+    detector = BallDetector(scene.calibration, DetectorConfig(reuse_still_windows=False))
     full = detector.detect(scene.frame)
     rng = np.random.default_rng(0)
     hinted = detector.detect(scene.frame, hint_xy_px=scene.uv_px + rng.normal(0, 3, (11, 2)))
