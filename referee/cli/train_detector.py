@@ -51,6 +51,12 @@ def register(subparsers: Any) -> None:
         "--eval-scenes", type=int, default=20, help="rendered evaluation scenes, 3 frames each"
     )
     parser.add_argument(
+        "--init",
+        type=Path,
+        metavar="WEIGHTS",
+        help="go on from this earlier run's detector.pt instead of random weights",
+    )
+    parser.add_argument(
         "--data",
         type=Path,
         metavar="DATA_YAML",
@@ -71,6 +77,8 @@ def _check(args: argparse.Namespace) -> str | None:
         return "--rendered and --rendered-val must be >= 0"
     if args.real is not None and not (args.real / "train" / "images").is_dir():
         return f"--real {args.real} has no train/images folder"
+    if args.init is not None and not args.init.is_file():
+        return f"--init {args.init} does not exist"
     if args.data is not None and not args.data.is_file():
         return f"--data {args.data} does not exist"
     if args.model is not None and not args.model.is_file():
@@ -120,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
             batch=args.batch,
             threads=args.threads,
             seed=args.seed,
+            init=args.init,
         )
         try:
             check_available()

@@ -37,6 +37,8 @@ class TrainSpec:
         threads: torch CPU threads (keep it low on a shared machine).
         seed: random seed (initial weights, augmentation order).
         patience: stop after this many epochs without a better validation score.
+        init: weights (.pt) of an earlier run to go on from instead of random weights
+            (then without the learning-rate warm-up).
     """
 
     model_yaml: Path = MODEL_YAML
@@ -46,6 +48,7 @@ class TrainSpec:
     threads: int = 2
     seed: int = 0
     patience: int = 50
+    init: Path | None = None
 
 
 def _find_font() -> Path | None:
@@ -124,7 +127,7 @@ def train_detector(data_yaml: Path, out: Path, spec: TrainSpec) -> dict[str, Any
     ultralytics = _ultralytics(spec.threads)
     started = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
-    model = ultralytics.YOLO(str(spec.model_yaml))
+    model = ultralytics.YOLO(str(spec.init if spec.init is not None else spec.model_yaml))
     model.train(
         data=str(data_yaml),
         epochs=spec.epochs,
@@ -142,6 +145,7 @@ def train_detector(data_yaml: Path, out: Path, spec: TrainSpec) -> dict[str, Any
         pretrained=False,
         flipud=0.5,
         close_mosaic=max(1, spec.epochs // 5),
+        warmup_epochs=0.0 if spec.init is not None else 3.0,
         verbose=False,
     )
     run_dir = out / "runs" / "train"
@@ -153,7 +157,7 @@ def train_detector(data_yaml: Path, out: Path, spec: TrainSpec) -> dict[str, Any
     onnx = export_onnx(out / "detector.pt", spec.imgsz)
     onnx.replace(out / "detector.onnx")
     result = {
-        "spec": {**asdict(spec), "model_yaml": str(spec.model_yaml)},
+        "spec": {**asdict(spec), "model_yaml": str(spec.model_yaml), "init": str(spec.init)},
         "data": str(data_yaml),
         "validation": _final_metrics(run_dir),
         "onnx_bytes": (out / "detector.onnx").stat().st_size,
