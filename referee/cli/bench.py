@@ -1,9 +1,17 @@
-"""`tenball bench VIDEO`: review throughput against decoding alone, and time per stage."""
+"""`tenball bench VIDEO`: review throughput against decoding alone, and time per stage.
+
+Wall-clock numbers depend on what else the machine runs, so the output also says which
+machine it was and how loaded, gives per-frame medians and 95th percentiles, and the CPU time
+per frame of the main thread (the pipeline) and of the rest (the decode-ahead thread), from
+which it projects the rate two idle cores would reach.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
 import sys
 import tempfile
 import time
@@ -44,23 +52,82 @@ def decode_only(video: str, max_frames: int | None) -> tuple[int, float]:
     return frames, time.perf_counter() - started
 
 
-def _review(args: argparse.Namespace, out_dir: Path) -> dict[str, Any]:
+def machine() -> dict[str, Any]:
+    """The CPU model, its core count and the load average (1, 5, 15 min)."""
+    model = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        names = [
+            line.split(":", 1)[1].strip()
+            for line in cpuinfo.read_text().splitlines()
+            if line.startswith("model name")
+        ]
+        model = names[0] if names else model
+    load = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
+    return {"cpu": model, "cores": os.cpu_count(), "load_average": load}
+
+
+def _percentiles(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"median": float("nan"), "p95": float("nan")}
+    ordered = sorted(values)
+    return {
+        "median": round(ordered[len(ordered) // 2], 3),
+        "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3),
+    }
+
+
+def _review(args: argparse.Namespace, out_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The review's summary, and per-frame times and CPU use measured around it."""
     from referee.review.session import ReviewOptions
     from referee.review.start import open_review
 
     options = ReviewOptions(out_dir=out_dir, max_frames=args.max_frames, progress=False)
     review = open_review(args.video, args.calibration, None, options, args.truth_detector)
+    frame_ms: list[float] = []
+    detect_ms: list[float] = []
+    process = review.pipeline.process
+
+    def timed(frame: Any) -> Any:
+        started = time.perf_counter()
+        result = process(frame)
+        frame_ms.append(1000.0 * (time.perf_counter() - started))
+        detect_ms.append(float(result.timing_ms.get("detect", float("nan"))))
+        return result
+
+    review.pipeline.process = timed  # type: ignore[method-assign]
+    thread_started, process_started = time.thread_time(), time.process_time()
     try:
-        return review.execute()
+        summary = review.execute()
     finally:
         review.source.close()
+    main_s = time.thread_time() - thread_started
+    other_s = max(0.0, time.process_time() - process_started - main_s)
+    frames = max(1, int(summary["frames"]))
+    cpu = {
+        "main_thread_ms_per_frame": round(1000.0 * main_s / frames, 3),
+        "other_threads_ms_per_frame": round(1000.0 * other_s / frames, 3),
+    }
+    return summary, {
+        "pipeline_ms": _percentiles(frame_ms),
+        "detect_ms": _percentiles(detect_ms),
+        "cpu": cpu,
+    }
+
+
+def _projected_fps(cpu: dict[str, float]) -> float | None:
+    """Frames per second on two idle cores: the busier thread, or both sharing two cores."""
+    main, other = cpu["main_thread_ms_per_frame"], cpu["other_threads_ms_per_frame"]
+    bound = max(main, other, (main + other) / 2.0)
+    return round(1000.0 / bound, 1) if bound > 0 else None
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     """Decode-only and review numbers for one video."""
+    before = machine()
     frames, decode_s = decode_only(args.video, args.max_frames)
     with tempfile.TemporaryDirectory(prefix="tenball-bench-") as folder:
-        summary = _review(args, Path(folder))
+        summary, per_frame = _review(args, Path(folder))
     decode_fps = frames / decode_s if decode_s > 0 else float("inf")
     review_fps = float(summary["frames_per_s"] or 0.0)
     stages = dict(summary["stage_ms_per_frame"])
@@ -68,12 +135,16 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     accounted = summary["decode_ms_per_frame"] + sum(stages.values())
     return {
         "video": args.video,
+        "machine": {**before, "load_average_after": machine()["load_average"]},
         "image_size": summary["image_size"],
         "frames": summary["frames"],
         "decode_only_fps": round(decode_fps, 1),
         "review_fps": round(review_fps, 1),
         "ratio_review_to_decode": round(review_fps / decode_fps, 3) if decode_fps else None,
         "realtime_factor": summary["realtime_factor"],
+        "per_frame_ms": {"pipeline": per_frame["pipeline_ms"], "detect": per_frame["detect_ms"]},
+        "cpu": per_frame["cpu"],
+        "projected_two_idle_cores_fps": _projected_fps(per_frame["cpu"]),
         "ms_per_frame": {
             "decode": summary["decode_ms_per_frame"],
             **stages,
@@ -96,11 +167,31 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(numbers, indent=2))
         return 0
+    _print(numbers)
+    return 0
+
+
+def _print(numbers: dict[str, Any]) -> None:
+    host = numbers["machine"]
     print(f"{numbers['video']}: {numbers['frames']} frames {numbers['image_size']}")
+    print(
+        f"machine     : {host['cpu']}, {host['cores']} cores, load average "
+        f"{host['load_average']} -> {host['load_average_after']} (1/5/15 min; above "
+        f"{host['cores']} the wall-clock numbers are for a shared machine)"
+    )
     print(f"decode only : {numbers['decode_only_fps']:8.1f} frames/s")
     print(f"review      : {numbers['review_fps']:8.1f} frames/s")
     print(f"ratio       : {numbers['ratio_review_to_decode']:8.3f} (review / decode)")
     print(f"real time   : {numbers['realtime_factor']}x")
+    pipeline, detect = numbers["per_frame_ms"]["pipeline"], numbers["per_frame_ms"]["detect"]
+    print(f"per frame   : pipeline median {pipeline['median']} ms, p95 {pipeline['p95']} ms")
+    print(f"              detection median {detect['median']} ms, p95 {detect['p95']} ms")
+    cpu = numbers["cpu"]
+    print(
+        f"CPU/frame   : main thread {cpu['main_thread_ms_per_frame']} ms, decode and other "
+        f"threads {cpu['other_threads_ms_per_frame']} ms -> "
+        f"{numbers['projected_two_idle_cores_fps']} frames/s projected on two idle cores"
+    )
+    print("mean wall ms per frame by stage:")
     for stage, ms in numbers["ms_per_frame"].items():
         print(f"  {stage:<20} {ms:7.3f} ms/frame")
-    return 0

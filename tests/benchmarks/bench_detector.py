@@ -2,11 +2,17 @@
 
     .venv/bin/python tests/benchmarks/bench_detector.py [--clips sample_videos] [--every 5]
 
-For each clip with `truth/tracks.csv`: detection recall and precision (a detection within half
-a radius of an on-table ball), identity accuracy of the matched balls and the median centre
-error in pixels. Then the time of detection plus identification per 1280x720 frame, with the
-tracker's hints (truth positions plus 3 px noise) and searching the whole table, measured as
-process CPU time with OpenCV limited to one thread.
+All times are process CPU time of detection plus identification per 1280x720 frame, with
+OpenCV limited to one thread (wall time on a shared machine says little).
+
+For each clip with `truth/tracks.csv`:
+- `full`: every K-th frame searched whole by a detector without memory (what a first frame or
+  a complete search costs): detection recall and precision (a detection within half a radius
+  of an on-table ball), identity accuracy of the matched balls, median centre error (px).
+- `hinted`: every frame in order, as the review runs it: the tracker's hints (truth positions
+  plus 1 px noise) and the detector's memory of still windows (vision/memory.py), with the
+  same accuracy numbers; beside it the same frames with the memory off (every hinted window
+  searched: the cost while every ball moves).
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
+import platform
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -23,9 +31,9 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from calibration.io import load_calibration
-from vision.detector import BallDetector
+from vision.detector import BallDetector, DetectorConfig
 from vision.sources import VideoFileSource
-from vision.types import ball_id
+from vision.types import Detections, ball_id
 
 
 def load_truth(path: Path) -> dict[int, tuple[np.ndarray, np.ndarray]]:
@@ -43,16 +51,21 @@ def load_truth(path: Path) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     }
 
 
+def _video(clip: Path) -> Path:
+    return next(p for p in (clip / "video.mp4", *clip.glob("*.mp4")) if p.is_file())
+
+
 def evaluate_clip(clip: Path, every: int) -> dict[str, float]:
+    """Accuracy and CPU time of complete searches on every `every`-th frame (no memory)."""
     truth = load_truth(clip / "truth" / "tracks.csv")
-    detector = BallDetector(load_calibration(clip / "calibration.json"))
+    config = DetectorConfig(reuse_still_windows=False)
+    detector = BallDetector(load_calibration(clip / "calibration.json"), config)
     hits = balls = found = same = 0
     errors: list[float] = []
     hinted_s: list[float] = []
     full_s: list[float] = []
     rng = np.random.default_rng(0)
-    video = next(p for p in (clip / "video.mp4", *clip.glob("*.mp4")) if p.is_file())
-    with VideoFileSource(video) as source:
+    with VideoFileSource(_video(clip)) as source:
         for frame in source:
             if frame.index % every or frame.index not in truth:
                 continue
@@ -83,6 +96,68 @@ def evaluate_clip(clip: Path, every: int) -> dict[str, float]:
     }
 
 
+def _score(
+    ids: np.ndarray, uv: np.ndarray, found: Detections, totals: dict[str, list[float]]
+) -> None:
+    """Add one frame's matches to running totals."""
+    cost = np.linalg.norm(uv[:, None] - found.xy_px[None], axis=2)
+    rows, cols = linear_sum_assignment(cost)
+    close = cost[rows, cols] < 0.5 * found.radius_px[cols]
+    rows, cols = rows[close], cols[close]
+    totals["counts"] = [
+        a + b
+        for a, b in zip(
+            totals.get("counts", [0.0] * 4),
+            [len(rows), len(ids), len(found), int(np.sum(found.label[cols] == ids[rows]))],
+            strict=True,
+        )
+    ]
+    totals.setdefault("errors", []).extend(cost[rows, cols].tolist())
+
+
+def _summary(samples_s: list[float], totals: dict[str, list[float]]) -> dict[str, float]:
+    ms = 1e3 * np.array(samples_s)
+    hits, balls, found, same = totals.get("counts", [0.0] * 4)
+    errors = totals.get("errors", [])
+    return {
+        "frames": len(ms),
+        "ms_mean": round(float(ms.mean()), 2),
+        "ms_median": round(float(np.median(ms)), 2),
+        "ms_p95": round(float(np.percentile(ms, 95)), 2),
+        "recall": round(hits / max(balls, 1), 4),
+        "precision": round(hits / max(found, 1), 4),
+        "identity": round(same / max(hits, 1), 4),
+        "median_centre_error_px": round(float(np.median(errors)), 3) if errors else float("nan"),
+    }
+
+
+def time_hinted(clip: Path, noise_px: float = 1.0) -> dict[str, dict[str, float]]:
+    """Every frame in order with truth hints: CPU ms and accuracy with and without memory."""
+    truth = load_truth(clip / "truth" / "tracks.csv")
+    calibration = load_calibration(clip / "calibration.json")
+    detectors = {
+        "hinted": BallDetector(calibration),
+        "hinted_no_memory": BallDetector(calibration, DetectorConfig(reuse_still_windows=False)),
+    }
+    samples: dict[str, list[float]] = {name: [] for name in detectors}
+    totals: dict[str, dict[str, list[float]]] = {name: {} for name in detectors}
+    rng = np.random.default_rng(0)
+    with VideoFileSource(_video(clip)) as source:
+        for frame in source:
+            if frame.index not in truth:
+                continue
+            ids, uv = truth[frame.index]
+            hints = uv + rng.normal(0.0, noise_px, uv.shape)
+            for name, detector in detectors.items():
+                if detector.cloth is None:
+                    detector.learn_cloth(frame)
+                started = time.process_time()
+                found = detector.detect(frame, hint_xy_px=hints)
+                samples[name].append(time.process_time() - started)
+                _score(ids, uv, found, totals[name])
+    return {name: _summary(samples[name], totals[name]) for name in detectors}
+
+
 def time_rendered(repeats: int = 30) -> dict[str, float]:
     """CPU ms per frame on a rendered 1280x720 table with eleven scattered balls."""
     import sys
@@ -91,7 +166,8 @@ def time_rendered(repeats: int = 30) -> dict[str, float]:
     from tests.vision.scenes import render_scene, scatter
 
     scene = render_scene(scatter(np.random.default_rng(1), 11), list(range(11)), seed=1)
-    detector = BallDetector(scene.calibration)
+    # Without memory: the same frame again would keep every window.
+    detector = BallDetector(scene.calibration, DetectorConfig(reuse_still_windows=False))
     detector.detect(scene.frame)
     hints = scene.uv_px + np.random.default_rng(0).normal(0.0, 3.0, scene.uv_px.shape)
     timings = {}
@@ -109,13 +185,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--clips", type=Path, default=Path("sample_videos"))
     parser.add_argument("--every", type=int, default=5, help="evaluate every K-th frame")
+    parser.add_argument("--no-hinted", action="store_true", help="skip the every-frame run")
+    parser.add_argument("--only", nargs="*", default=None, help="clip names to run")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    print(json.dumps({"rendered_11_balls": time_rendered()}))
-    results = {}
-    for clip in sorted(p for p in args.clips.iterdir() if (p / "truth" / "tracks.csv").is_file()):
-        results[clip.name] = evaluate_clip(clip, args.every)
-        print(json.dumps({clip.name: results[clip.name]}))
+    print(json.dumps({"machine": machine(), "rendered_11_balls": time_rendered()}))
+    clips = sorted(p for p in args.clips.iterdir() if (p / "truth" / "tracks.csv").is_file())
+    for clip in [c for c in clips if args.only is None or c.name in args.only]:
+        result: dict[str, object] = {"full": evaluate_clip(clip, args.every)}
+        if not args.no_hinted:
+            result.update(time_hinted(clip))
+        print(json.dumps({clip.name: result}))
+
+
+def machine() -> str:
+    """The CPU model, core count and load (a loaded machine inflates CPU times too)."""
+    model = platform.processor() or "unknown CPU"
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        names = [
+            line.split(":", 1)[1].strip()
+            for line in cpuinfo.read_text().splitlines()
+            if line.startswith("model name")
+        ]
+        model = names[0] if names else model
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    return f"{model}, {os.cpu_count()} cores, load average {load}"
 
 
 if __name__ == "__main__":
