@@ -266,12 +266,31 @@ class ShotSegmenter:
     def update(self, events: Iterable[Event], trackset: TrackSet) -> list[ShotRecord]:
         """Take one frame's new events and tracks; return the shots that ended."""
         self._remember(trackset)
+        self._cancel_false_drops(trackset)
         finished = []
         for event in sorted(events, key=lambda e: e.time_s):
             record = self._take(event)
             if record is not None:
                 finished.append(record)
         return finished
+
+    def _cancel_false_drops(self, trackset: TrackSet) -> None:
+        """Drop the removal events of balls seen back on the bed, away from every pocket:
+        a ball lost near a pocket and called pocketed that rolls on was not pocketed."""
+        shot = self._open
+        if shot is None or not len(trackset):
+            return
+        removed = {e.balls[0] for e in shot.events if e.kind.removes_ball()}
+        if not removed:
+            return
+        pockets = self.table.pockets_xy_mm()
+        clear = self.table.corner_mouth_mm + self.table.ball_diameter_mm
+        for ball, xy, status in zip(trackset.ball, trackset.xy_mm, trackset.status, strict=True):
+            far = float(np.min(np.linalg.norm(pockets - xy, axis=1))) > clear
+            if int(ball) in removed and status == TrackStatus.ON_TABLE and far:
+                shot.events = [
+                    e for e in shot.events if not (e.kind.removes_ball() and e.balls[0] == ball)
+                ]
 
     def _remember(self, trackset: TrackSet) -> None:
         self._history.append(trackset)

@@ -168,7 +168,9 @@ class EventDetector(StartExplainer):
         returned = alive & ~self._alive
         self._anchor[returned] = np.nan
         self._rest_since[returned] = -np.inf
-        self._moving[returned | ~alive] = False
+        self._moving[~alive] = False
+        # Back in a shot (lost, then found rolling): still moving, not a fresh start.
+        self._moving[returned] = self._in_shot
         self._alive = alive
 
     def _removals(self, trackset: TrackSet) -> list[Event]:

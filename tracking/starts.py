@@ -18,6 +18,7 @@ from calibration.table import TableSpec
 from tracking import contacts
 from tracking.event_config import EventConfig
 from tracking.history import FloatArray, PositionHistory, fit_lines
+from tracking.strokes import HiddenStroke
 from tracking.types import Event, EventKind
 from vision.types import CUE
 
@@ -28,7 +29,7 @@ Path = tuple[float, FloatArray, FloatArray]
 """A straight path: (t_ref s, position (2,) mm at t_ref, velocity (2,) mm/s)."""
 
 
-class StartExplainer:
+class StartExplainer(HiddenStroke):
     """Start explanation for `EventDetector` (which defines the state declared here)."""
 
     table: TableSpec
@@ -98,6 +99,9 @@ class StartExplainer:
         lag = float(np.linalg.norm(xy[first, ball] - anchor)) / speed
         floor = min(float(times[0]) - 1.5 * self._dt - lag, float(self._start_floor[ball]))
         t_start = min(max(t_start, floor), float(times[0]))
+        if not self._in_shot and ball != CUE and self._cue_unseen_at(t_start):
+            # Balls leaving together outside a shot were all set off by the unseen stroke.
+            return self._hidden_stroke(ball, detected, t_start)
         # How far the toucher's own touch time may lie from this estimate.
         self._start_slack_s = lag
         touches = self._find_touchers(ball, detected, t_start, self._fit_frames)
@@ -133,17 +137,6 @@ class StartExplainer:
             # than a ball touched by a hand (which would be a foul).
             frame = self._frame_of(t_start)
             return [Event(frame, t_start, EventKind.BALL_BALL, (near, ball), confidence=0.5)]
-        if not self._in_shot and ball != CUE and self._cue_hidden():
-            # The stroke happened out of sight: the first ball seen to move is the best guess
-            # for the first contact, and a shot is open either way.
-            self._in_shot = True
-            self._quiet_since = None
-            self._remember(frozenset((CUE, ball)), t_start)
-            frame = self._frame_of(t_start)
-            return [
-                Event(frame, t_start, EventKind.STRIKE, (CUE,), confidence=0.4),
-                Event(frame, t_start, EventKind.BALL_BALL, (CUE, ball), confidence=0.4),
-            ]
         event = self._unexplained_start(ball, t_start, speed)
         return [] if event is None else event
 
@@ -182,13 +175,6 @@ class StartExplainer:
         speed = float(np.linalg.norm(velocity))
         across = abs(float(offset[0] * velocity[1] - offset[1] * velocity[0])) / speed
         return across > self.table.ball_diameter_mm
-
-    def _cue_hidden(self) -> bool:
-        """Whether the cue ball is not seen on the table in the latest frame: hidden, or
-        not seen since it was pocketed (put back in hand where the camera missed it)."""
-        count = self._history.count
-        latest = self._history.window(count - 1, count)[2]
-        return bool(len(latest) and not np.isfinite(latest[0, CUE, 0]))
 
     def _pushed_by_frozen_cue(self, ball: int, velocity: FloatArray) -> bool:
         """Whether the resting cue ball touches ``ball`` and ``ball`` left straight away

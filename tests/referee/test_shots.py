@@ -223,3 +223,32 @@ def test_ball_disturbed_between_shots_belongs_to_the_next_shot() -> None:
         records += segmenter.update(stream.get(frame, []), _tracks(frame, positions))
     assert [r.facts["balls_disturbed"] for r in records] == [[], [8]]
     assert [r.facts["first_object_ball_contacted"] for r in records] == [3, 3]
+
+
+@pytest.mark.parametrize(
+    ("seen_at", "pocketed"),
+    [((400.0, 75.0), []), ((40.0, 40.0), [8]), (None, [8])],
+    ids=["seen-rolling-on", "seen-in-the-mouth", "never-seen-again"],
+)
+def test_ball_seen_back_on_the_bed_after_its_drop_was_not_pocketed(
+    seen_at: tuple[float, float] | None, pocketed: list[int]
+) -> None:
+    """A ball lost by a pocket and called pocketed that is seen again on the bed, away from
+    every pocket, was not pocketed; seen in the pocket mouth it may be the ball in the net."""
+    positions = {0: (600.0, 640.0), 3: (1500.0, 300.0), 8: (300.0, 60.0)}
+    segmenter = ShotSegmenter(TABLE)
+    stream = {
+        12: [strike(11 / 60)],
+        14: [hit(13 / 60, 0, 8)],
+        30: [drop(29 / 60, 8, "head_left")],
+        90: [Event(90, 90 / 60, EventKind.SHOT_END)],
+    }
+    records = []
+    for frame in range(5, 95):
+        where = dict(positions)
+        if frame >= 29:
+            where.pop(8)
+            if seen_at is not None and frame >= 50:
+                where[8] = seen_at
+        records += segmenter.update(stream.get(frame, []), _tracks(frame, where))
+    assert [p["ball"] for p in records[0].facts["pocketed"]] == pocketed

@@ -1,0 +1,56 @@
+"""Strokes and balls the camera lost: a cue ball smeared out of sight from its strike to the
+rack, and a ball lost near a pocket that rolls on."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from referee.shots import facts_from_events
+from tests.tracking.builders import TABLE, Noise, run_tracking, simulate
+from tracking.strokes import first_reached
+from tracking.types import EventKind
+
+DIAMETER = TABLE.ball_diameter_mm
+
+
+@pytest.mark.parametrize(
+    "cue_y", [650.0, 420.0, 860.0], ids=["straight", "from-left", "from-right"]
+)
+def test_break_with_the_cue_ball_unseen_until_after_the_rack(cue_y: float) -> None:
+    """The cue ball vanishes at its strike and is next seen after it met the rack: the
+    strike is put where it vanished and the first contact is the ball its path meets first."""
+    positions = {**TABLE.rack_positions_mm(), 0: (600.0, cue_y)}
+    aim = np.array(TABLE.foot_spot_mm) - np.array(positions[0])
+    velocity = 8000.0 * aim / np.linalg.norm(aim)
+    truth = simulate(positions, [(0.2, 0, (float(velocity[0]), float(velocity[1])))], 2.5)
+    contact = next(e for e in truth.events if e.kind == EventKind.BALL_BALL)
+    hidden = (0, 0.2 + 0.5 / truth.fps, contact.time_s + 2.5 / truth.fps)
+    noise = Noise(position_std_mm=1.5, occlusions=(hidden,))
+    run = run_tracking(truth, noise, seed=3)
+    want = facts_from_events(truth.events, range(1, 11), is_break=True)
+    got = facts_from_events(run.events, range(1, 11), is_break=True)
+    assert got["first_object_ball_contacted"] == want["first_object_ball_contacted"] == 1
+    strikes = [e for e in run.events if e.kind == EventKind.STRIKE]
+    assert len(strikes) == 1 and abs(strikes[0].time_s - 0.2) < 1.5 / truth.fps, strikes
+    assert 0.0 < strikes[0].confidence < 1.0
+
+
+def test_first_reached_skips_a_ball_behind_another() -> None:
+    origin = np.array([0.0, 0.0])
+    # Ball 0 lies straight behind ball 1 (nearer); ball 2 is off to the side, further.
+    targets = np.array([[400.0, 0.0], [300.0, 10.0], [250.0, 250.0]])
+    assert first_reached(origin, targets, DIAMETER) == 1
+    assert first_reached(origin, targets[[0, 2]], DIAMETER) == 1
+    with pytest.raises(ValueError, match="at least one"):
+        first_reached(origin, np.zeros((0, 2)), DIAMETER)
+
+
+def test_ball_lost_in_a_shot_and_found_rolling_is_not_disturbed() -> None:
+    """A rolling ball the detector loses for a while and finds again further on is the same
+    ball still rolling, not a ball set moving by nothing."""
+    truth = simulate(
+        {0: (700.0, 640.0), 4: (1200.0, 640.0)}, [(0.1, 0, (2500.0, 0.0))], 3.0, decel_mm_s2=300
+    )
+    run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=((4, 0.6, 1.3),)), seed=2)
+    assert all(e.kind != EventKind.BALL_DISTURBED for e in run.events), run.events

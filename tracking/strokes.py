@@ -1,0 +1,142 @@
+"""Strokes the camera did not see: which ball a hidden cue ball hit first, and when.
+
+A hard stroke can smear the cue ball out of the detector's sight from the moment it is hit
+until after it meets the first object ball (a break). The camera then sees the cue ball at
+rest, nothing, and object balls leaving. The cue ball's straight path from its rest position
+reaches some ball first; among the balls that left together, that is the one whose direct
+line from the rest position passes no other of them within a diameter, nearest first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.table import TableSpec
+from tracking.history import PositionHistory
+from tracking.types import Event, EventKind
+from vision.types import CUE
+
+FloatArray = NDArray[np.float64]
+
+_VANISH_S = 0.5
+"""A cue ball last seen at rest this long before the first object ball left vanished when
+it was struck (motion blur); hidden longer, the stroke time is unknown."""
+
+
+def first_reached(origin_mm: FloatArray, targets_mm: FloatArray, diameter_mm: float) -> int:
+    """Index of the ball a straight path from ``origin_mm`` can reach first.
+
+    A target is reachable when the segment from the origin to it passes no other target
+    within one diameter before arriving; among reachable targets the nearest wins (the
+    nearest overall when none is reachable).
+
+    Args:
+        origin_mm: (2,) where the moving ball started, mm.
+        targets_mm: (K, 2) centres of the candidate balls, mm (K >= 1).
+        diameter_mm: ball diameter, mm.
+
+    Returns:
+        An index into ``targets_mm``.
+    """
+    targets = np.asarray(targets_mm, dtype=np.float64).reshape(-1, 2)
+    if len(targets) == 0:
+        raise ValueError("first_reached needs at least one target")
+    offset = targets - np.asarray(origin_mm, dtype=np.float64)[None, :]
+    distance = np.linalg.norm(offset, axis=1)
+    unit = offset / np.maximum(distance, 1e-9)[:, None]
+    # along[i, j]: how far along the path to i target j lies; across: how far off it.
+    along = unit @ offset.T
+    across = np.abs(unit[:, 0:1] * offset[None, :, 1] - unit[:, 1:2] * offset[None, :, 0])
+    blocking = (along > 0.0) & (along < distance[:, None]) & (across < diameter_mm)
+    np.fill_diagonal(blocking, False)
+    reachable = ~blocking.any(axis=1)
+    order = np.where(reachable, distance, np.inf)
+    if not np.isfinite(order).any():
+        order = distance
+    return int(np.argmin(order))
+
+
+class HiddenStroke:
+    """The unseen-stroke part of `tracking.starts.StartExplainer` (state lives there)."""
+
+    table: TableSpec
+    _dt: float
+    _in_shot: bool
+    _quiet_since: float | None
+    _alive: NDArray[np.bool_]
+    _moving: NDArray[np.bool_]
+    _displaced: NDArray[np.bool_]
+    _anchor: FloatArray
+    _history: PositionHistory
+    _pending_starts: list[tuple[int, int]]
+
+    def _frame_of(self, time_s: float) -> int:
+        raise NotImplementedError
+
+    def _remember(self, pair: frozenset[int], time_s: float) -> bool:
+        raise NotImplementedError
+
+    def _cue_last_seen(self, time_s: float) -> float | None:
+        """When the cue ball was last seen at or before ``time_s`` (None: not in history)."""
+        count = self._history.count
+        times, _, xy = self._history.window(count - self._history.capacity, count)
+        seen = np.flatnonzero(np.isfinite(xy[:, CUE, 0]) & (times <= time_s + 1e-9))
+        return float(times[seen[-1]]) if len(seen) else None
+
+    def _cue_unseen_at(self, time_s: float) -> bool:
+        """Whether the cue ball was out of sight when a ball left at ``time_s``: not seen in
+        the frame before, or not now."""
+        last = self._cue_last_seen(time_s)
+        if last is None or time_s - last > 1.5 * self._dt:
+            return True
+        count = self._history.count
+        latest = self._history.window(count - 1, count)[2]
+        return bool(len(latest) and not np.isfinite(latest[0, CUE, 0]))
+
+    def _hidden_stroke(self, ball: int, detected: int, t_start: float) -> list[Event]:
+        """A stroke out of sight: ``ball`` left its spot while the cue ball was not seen.
+
+        When the cue ball was last seen at rest, its straight path from there met first the
+        ball it reaches first (`first_reached`) among those leaving together, and it was
+        struck when it vanished; otherwise ``ball`` is the best guess and the stroke is put
+        at its start. A shot is open either way.
+        """
+        self._in_shot = True
+        self._quiet_since = None
+        rest = self._anchor[CUE].copy()
+        first, sure, t_strike = ball, 0.4, t_start
+        if self._alive[CUE] and np.isfinite(rest[0]):
+            near = {b for b, n in self._pending_starts if abs(n - detected) <= 2}
+            together = sorted(({ball} | near | set(np.flatnonzero(self._displaced))) - {CUE})
+            together = [b for b in together if np.isfinite(self._anchor[b, 0])] or [ball]
+            first = together[first_reached(rest, self._anchor[together], self._diameter)]
+            last = self._cue_last_seen(t_start)
+            if last is not None and t_start - last <= _VANISH_S:
+                t_strike = min(last + 0.5 * self._dt, t_start)
+                sure = 0.6
+        self._remember(frozenset((CUE, first)), t_start)
+        # It rolls on unseen: found again elsewhere, it has not started anew.
+        self._moving[CUE] = self._alive[CUE]
+        self._pending_starts = [s for s in self._pending_starts if s[0] != CUE]
+        events = [
+            Event(self._frame_of(t_strike), t_strike, EventKind.STRIKE, (CUE,), confidence=sure),
+            Event(
+                self._frame_of(t_start), t_start, EventKind.BALL_BALL, (CUE, first), confidence=sure
+            ),
+        ]
+        if first != ball and self._remember(frozenset((first, ball)), t_start):
+            events.append(
+                Event(
+                    self._frame_of(t_start),
+                    t_start,
+                    EventKind.BALL_BALL,
+                    (first, ball),
+                    confidence=0.5,
+                )
+            )
+        return events
+
+    @property
+    def _diameter(self) -> float:
+        return self.table.ball_diameter_mm
