@@ -41,7 +41,15 @@ class Mosaic:
     shape: tuple[int, int]
 
     def gather(self, array: NDArray[ScalarT]) -> NDArray[ScalarT]:
-        """The windows of a frame-sized (H, W[, C]) array, packed; zeros in the gaps."""
+        """The windows of a frame-sized (H, W[, C]) array, packed; zeros in the gaps.
+
+        A single window (a full search) is returned as a view of `array`, not a copy:
+        treat the result as read-only.
+        """
+        if len(self.frame_boxes) == 1:
+            u0, v0, u1, v1 = (int(x) for x in self.frame_boxes[0])
+            if (v1 - v0, u1 - u0) == self.shape:
+                return array[v0:v1, u0:u1]
         out = np.zeros((*self.shape, *array.shape[2:]), dtype=array.dtype)
         for (u0, v0, u1, v1), (mu, mv) in zip(self.frame_boxes, self.origins, strict=True):
             out[mv : mv + v1 - v0, mu : mu + u1 - u0] = array[v0:v1, u0:u1]
@@ -126,7 +134,7 @@ def pack(boxes: list[Box], bounds: Box) -> Mosaic:
         if u > 0 and u + w > row_width:
             u, v, row_height = 0, v + row_height + GAP_PX, 0
         origins[index] = (u, v)
+        width = max(width, u + w)  # no gap after the last tile: one window is the mosaic
         u += w + GAP_PX
         row_height = max(row_height, h)
-        width = max(width, u)
     return Mosaic(frame_boxes, origins, np.array(bounds, np.int64), (v + row_height, width))
