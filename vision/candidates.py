@@ -30,6 +30,8 @@ class SearchRegion:
         gradient: (H, W, 2) float32 lightness gradient, Lab L per px.
         centre_valid: (H, W) uint8 1 where a ball centre may lie.
         threshold: the foreground distance in use.
+        separation: (H, W) float32 shortest image distance between two touching balls' centres,
+            in ball radii (`vision.cloth.TableView.separation`); None: 2 (seen from above).
     """
 
     image: NDArray[np.uint8]
@@ -39,6 +41,7 @@ class SearchRegion:
     gradient: NDArray[np.float32]
     centre_valid: NDArray[np.uint8]
     threshold: float
+    separation: NDArray[np.float32] | None = None
 
 
 def sample(image: NDArray[np.generic], points: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -63,15 +66,29 @@ def sample_uv(
     return out
 
 
-def suppress(
-    xy: NDArray[np.float64], radius: NDArray[np.float64], min_gap_radii: float
-) -> NDArray[np.int64]:
-    """Indices of points kept by greedy suppression in the given (best-first) order."""
+TOUCHING_SHARE = 0.85
+"""Two candidates closer than this share of the centre distance of touching balls there are
+one ball (0.85 * 2 = 1.7 radii seen from above)."""
+
+
+def touching_gap(region: SearchRegion, xy: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(K,) image distance, px, between the centres of two touching balls at (K, 2) points:
+    two radii seen from above, less where an angled camera foreshortens the table."""
+    radius = _radius_at(region, xy)
+    if region.separation is None:
+        return 2.0 * radius
+    gap: NDArray[np.float64] = radius * _map_at(region.separation, xy)
+    return gap
+
+
+def suppress(xy: NDArray[np.float64], min_gap_px: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Indices of points kept by greedy suppression in the given (best-first) order: a point
+    closer than its `min_gap_px` to one kept before it is dropped."""
     kept: list[int] = []
     for index in range(len(xy)):
         if kept:
             gap = np.hypot(*(xy[kept] - xy[index]).T)
-            if np.any(gap < min_gap_radii * radius[index]):
+            if np.any(gap < min_gap_px[index]):
                 continue
         kept.append(index)
     return np.array(kept, np.int64)
@@ -79,7 +96,8 @@ def suppress(
 
 def distance_peaks(region: SearchRegion, min_ratio: float, max_ratio: float) -> NDArray[np.float64]:
     """(K, 2) candidate centres: maxima of the foreground's distance transform measured in
-    ball radii, between `min_ratio` and `max_ratio`, at least 1.7 radii apart."""
+    ball radii, between `min_ratio` and `max_ratio`, no two nearer than `TOUCHING_SHARE` of
+    two radii."""
     distance = cv2.distanceTransform(region.foreground, cv2.DIST_L2, cv2.DIST_MASK_5)
     ratio = distance / np.maximum(region.radius, 1.0)
     size = max(3, int(np.median(region.radius[region.radius > 0]) * 0.5) | 1)
@@ -90,7 +108,9 @@ def distance_peaks(region: SearchRegion, min_ratio: float, max_ratio: float) -> 
     order = np.argsort(-ratio[ys, xs], kind="stable")
     xy = np.column_stack([xs, ys]).astype(np.float64)[order]
     values = ratio[ys, xs][order]
-    chosen = suppress(xy, region.radius[ys, xs][order].astype(np.float64), 1.7)
+    # Within one blob the peaks are one ball's unless a ball's width apart: touching balls
+    # that an angled view overlaps make one peak, and rings find the other.
+    chosen = suppress(xy, TOUCHING_SHARE * 2.0 * _radius_at(region, xy))
     peaks: NDArray[np.float64] = xy[chosen[values[chosen] <= max_ratio]]
     return peaks
 
@@ -128,20 +148,45 @@ def outline_peaks(
 
 
 def merge_candidates(
-    first: NDArray[np.float64], second: NDArray[np.float64], radius: NDArray[np.float64]
+    region: SearchRegion, first: NDArray[np.float64], second: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    """`first` plus the points of `second` at least 1.7 radii from everything kept."""
+    """`first` plus the points of `second` that can be other balls than everything kept.
+
+    A point nearer than two radii to a kept one is a ball partly hidden behind it only where
+    an angled view brings touching balls that close (`touching_gap`) and its far side, away
+    from the kept ball, is foreground (a ring on a ball's own highlight or shadow has cloth
+    there).
+    """
     both = np.vstack([first, second])
     if len(both) == 0:
         return both
-    gap_radius = np.concatenate([np.zeros(len(first)), radius])
+    radius = _radius_at(region, both)
+    min_gap = TOUCHING_SHARE * np.minimum(touching_gap(region, both), 2.0 * radius)
     keep = np.ones(len(both), bool)
     for index in range(len(first), len(both)):
         others = both[:index][keep[:index]]
-        if len(others) and np.min(np.hypot(*(others - both[index]).T)) < 1.7 * gap_radius[index]:
+        if len(others) == 0:
+            continue
+        gaps = np.hypot(*(others - both[index]).T)
+        nearest = int(np.argmin(gaps))
+        if gaps[nearest] < min_gap[index]:
             keep[index] = False
+        elif gaps[nearest] < TOUCHING_SHARE * 2.0 * radius[index]:
+            away = (both[index] - others[nearest]) / max(float(gaps[nearest]), 1e-9)
+            keep[index] = _far_side_filled(region, both[index], away, float(radius[index]))
     merged: NDArray[np.float64] = both[keep]
     return merged
+
+
+def _far_side_filled(
+    region: SearchRegion, xy: NDArray[np.float64], away: NDArray[np.float64], radius: float
+) -> bool:
+    """Whether the half of a ball's disc facing `away` (a unit vector) is foreground."""
+    angles = np.linspace(-0.25 * np.pi, 0.25 * np.pi, 5)
+    cos, sin = np.cos(angles), np.sin(angles)
+    turned = np.column_stack([away[0] * cos - away[1] * sin, away[0] * sin + away[1] * cos])
+    points = xy[None, None, :] + radius * np.array([0.35, 0.65])[:, None, None] * turned[None]
+    return bool(np.mean(sample(region.foreground, points)) >= 0.75)
 
 
 def _patch_grid(
@@ -157,10 +202,13 @@ def _patch_grid(
 
 
 def own_disc(
-    xy: NDArray[np.float64], radius: NDArray[np.float64], scale: float
+    xy: NDArray[np.float64], radius: NDArray[np.float64], scale: float, hide_behind: bool = False
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
     """Patches around each ball and, per patch pixel, whether it lies within `scale` radii of
-    that ball and nearer to it than to any other ball (touching balls split their pixels).
+    that ball and is not another ball's: touching balls split their pixels at the bisector.
+    Where an angled view makes two balls' discs overlap, with `hide_behind` the nearer one
+    (the larger in the image) hides its whole disc from the one behind it (the colours a
+    ball shows); without it they split at the bisector too (a centroid stays unbiased).
 
     Returns:
         (K, S, S) u, (K, S, S) v and (K, S, S) bool mask.
@@ -180,13 +228,24 @@ def own_disc(
         count = min(6, len(xy) - 1)
         nearest = np.argsort(pairwise, axis=1)[:, :count]
         toward = np.take_along_axis(offsets, nearest[..., None], axis=1)
-        near = np.take_along_axis(pairwise, nearest, axis=1) < 2.0 * radius[:, None] * scale + 2.0
+        gap = np.take_along_axis(pairwise, nearest, axis=1)
+        near = gap < 2.0 * radius[:, None] * scale + 2.0
+        other = radius[nearest]
+        # Discs that overlap in the image are one ball in front of the other (balls do not
+        # overlap on the table): the larger one is nearer the camera.
+        overlap = near & (gap < 0.95 * (radius[:, None] + other)) & hide_behind
+        front = overlap & (other > radius[:, None])
         half = 0.5 * np.sum(toward * toward, axis=2)
         # Neighbours are sorted nearest first, so past the last near one nothing can cut.
         count = int(np.max(np.sum(near, axis=1)))
         for k in range(count):
             side = du * toward[:, k, 0, None, None] + dv * toward[:, k, 1, None, None]
-            mask &= (side <= half[:, k, None, None]) | ~near[:, k, None, None]
+            bisected = (side <= half[:, k, None, None]) | ~(near & ~overlap)[:, k, None, None]
+            mask &= bisected
+            if front[:, k].any():
+                ex, ey = du - toward[:, k, 0, None, None], dv - toward[:, k, 1, None, None]
+                hidden = ex * ex + ey * ey <= (other[:, k] ** 2)[:, None, None]
+                mask &= ~(hidden & front[:, k, None, None])
     return np.broadcast_to(us, mask.shape), np.broadcast_to(vs, mask.shape), mask
 
 
@@ -295,15 +354,40 @@ def confidence(
     # and blur that is just over the threshold; a hand or an arm is far over it.
     occupied = sample(region.distance, ring) > 1.5 * region.threshold
     gaps = np.linalg.norm(ring[:, :, None, :] - xy[None, None, :, :], axis=3)
-    # Only a neighbour that could be a real ball (centres two radii apart: balls do not
-    # overlap) explains foreground in the ring; a chain of candidates along a cushion face
-    # or an arm does not explain itself.
+    # Only a neighbour that could be a real ball (as far as touching balls' centres are
+    # there, less a little: balls do not overlap) explains foreground in the ring; a chain
+    # of candidates along a cushion face or an arm does not explain itself.
     apart = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
-    possible = apart >= 1.8 * radius[:, None]
+    possible = apart >= 0.9 * touching_gap(region, xy)[:, None]
     explained = np.any((gaps < 1.2 * radius[None, None, :]) & possible[:, None, :], axis=2)
     free = np.mean(~occupied | explained, axis=1)
     ring_score = np.clip((free - min_free_ring) / (1.0 - min_free_ring) * 2.0, 0.0, 1.0)
-    return evidence * ring_score, coverage
+    # A ball mostly hidden behind nearer ones shows too little to be named or placed well.
+    seen = np.clip((visible_share(xy, radius) - 0.5) / 0.2, 0.0, 1.0)
+    return evidence * ring_score * seen, coverage
+
+
+def visible_share(xy: NDArray[np.float64], radius: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(K,) share of each ball's image disc not covered by the discs of nearer balls (the
+    larger ones in the image, which an angled view shows overlapping it); 1 from above."""
+    offsets = xy[:, None, :] - xy[None, :, :]
+    apart = np.maximum(np.hypot(offsets[..., 0], offsets[..., 1]), 1e-9)
+    mine, theirs = radius[:, None], radius[None, :]
+    front = (theirs > mine) & (apart < 0.95 * (mine + theirs))
+    np.fill_diagonal(front, False)
+    # The lens where two circles of radii a and b at distance d overlap.
+    d = np.maximum(apart, np.abs(theirs - mine) + 1e-9)
+    cos_a = np.clip((d * d + mine * mine - theirs * theirs) / (2.0 * d * mine), -1.0, 1.0)
+    cos_b = np.clip((d * d + theirs * theirs - mine * mine) / (2.0 * d * theirs), -1.0, 1.0)
+    kite = (-d + mine + theirs) * (d + mine - theirs) * (d - mine + theirs) * (d + mine + theirs)
+    lens = (
+        mine * mine * np.arccos(cos_a)
+        + theirs * theirs * np.arccos(cos_b)
+        - 0.5 * np.sqrt(np.maximum(kite, 0.0))
+    )
+    hidden = np.sum(np.where(front, lens, 0.0), axis=1) / (np.pi * radius * radius)
+    share: NDArray[np.float64] = np.clip(1.0 - hidden, 0.0, 1.0)
+    return share
 
 
 def ball_pixels(
@@ -313,7 +397,7 @@ def ball_pixels(
     (a stripe's band can lie near the rim)."""
     if len(xy) == 0:
         return []
-    us, vs, mask = own_disc(xy, radius, 0.9)
+    us, vs, mask = own_disc(xy, radius, 0.9, hide_behind=True)
     height, width = image.shape[:2]
     inside = mask & (us >= 0) & (us < width) & (vs >= 0) & (vs < height)
     u = np.minimum(np.maximum(us, 0), width - 1).astype(np.int64)
@@ -364,10 +448,15 @@ def streaks(
 
 
 def _radius_at(region: SearchRegion, xy: NDArray[np.float64]) -> NDArray[np.float64]:
-    height, width = region.radius.shape
+    return _map_at(region.radius, xy)
+
+
+def _map_at(image: NDArray[np.float32], xy: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Values of a (H, W) map at (K, 2) points, nearest pixel, clamped to the map."""
+    height, width = image.shape
     u = np.minimum(np.maximum(np.round(xy[:, 0]).astype(np.int64), 0), width - 1)
     v = np.minimum(np.maximum(np.round(xy[:, 1]).astype(np.int64), 0), height - 1)
-    values: NDArray[np.float64] = region.radius[v, u].astype(np.float64)
+    values: NDArray[np.float64] = image[v, u].astype(np.float64)
     return values
 
 

@@ -72,6 +72,10 @@ class TableView:
             of the cushions, where an angled camera sees cushion faces and pocket jaws.
         radius_px: (H, W) float32 apparent ball radius at each pixel, pixels.
         camera: the camera, or None for an uncalibrated view (no table positions).
+        separation: (H, W) float32 shortest image distance between the centres of two
+            touching balls at each pixel, in ball radii: 2 seen from straight above, less
+            where an angled camera foreshortens the table (a ball behind another is then
+            partly hidden by it).
     """
 
     valid: NDArray[np.uint8]
@@ -79,6 +83,7 @@ class TableView:
     radius_px: NDArray[np.float32]
     camera: CameraModel | None
     edge_band: NDArray[np.uint8]
+    separation: NDArray[np.float32]
 
     @classmethod
     def from_calibration(cls, calibration: Calibration, margin_mm: float = 20.0) -> TableView:
@@ -95,22 +100,17 @@ class TableView:
         vs = np.arange(0, height + _RADIUS_GRID_PX, _RADIUS_GRID_PX, dtype=np.float64)
         grid = np.stack(np.meshgrid(us, vs), axis=-1).reshape(-1, 2)
         xy_mm = camera.to_table(grid)
-        coarse = camera.ball_radius_px(xy_mm, table.ball_radius_mm).reshape(len(vs), len(us))
-        # The grid's last row/column lie at or past the image edge, so scaling by the grid
-        # step keeps every grid point at its pixel.
-        radius = cv2.resize(
-            coarse.astype(np.float32),
-            (len(us) * _RADIUS_GRID_PX, len(vs) * _RADIUS_GRID_PX),
-            interpolation=cv2.INTER_LINEAR,
-        )
-        shift = _RADIUS_GRID_PX // 2
-        radius = radius[shift : shift + height, shift : shift + width]
+        coarse = camera.ball_radius_px(xy_mm, table.ball_radius_mm)
+        gap = _touching_gap_px(camera, xy_mm, table.ball_radius_mm)
+        separation = np.clip(np.nan_to_num(gap / np.maximum(coarse, 1e-6), nan=2.0), 0.5, 2.0)
+        radius = _upsample(coarse.reshape(len(vs), len(us)), (height, width))
+        separation_map = _upsample(separation.reshape(len(vs), len(us)), (height, width))
         core = np.zeros((height, width), np.uint8)
         cv2.fillPoly(
             core, [_outline_px(camera, surface_outline_mm(table, -4.0 * table.ball_radius_mm))], 1
         )
         band = valid & (1 - core)
-        return cls(valid, centre_valid, np.ascontiguousarray(radius), camera, band)
+        return cls(valid, centre_valid, radius, camera, band, separation_map)
 
     @classmethod
     def uncalibrated(
@@ -123,7 +123,8 @@ class TableView:
         centre_valid = cv2.erode(mask, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
         # Without a camera nothing says where cushion faces are: no static band.
         band = np.zeros_like(mask)
-        return cls(mask, np.asarray(centre_valid, np.uint8), radius, None, band)
+        separation = np.full(mask.shape, 2.0, np.float32)
+        return cls(mask, np.asarray(centre_valid, np.uint8), radius, None, band, separation)
 
     @property
     def size(self) -> tuple[int, int]:
@@ -142,6 +143,40 @@ class TableView:
         """Median ball radius over the valid region, px."""
         inside = self.radius_px[self.valid > 0]
         return float(np.median(inside)) if inside.size else float(np.median(self.radius_px))
+
+
+def _touching_gap_px(
+    camera: CameraModel, xy_mm: NDArray[np.float64], ball_radius_mm: float
+) -> NDArray[np.float64]:
+    """(N,) shortest image distance, px, between the centres of two touching balls (2 radii
+    apart on the table) around each table point: the projection's smallest stretch (the
+    least singular value of its Jacobian, by central differences) times 2 radii."""
+    step = 0.25 * ball_radius_mm
+    columns = []
+    for offset in ((step, 0.0), (0.0, step)):
+        shift = np.array(offset)
+        ahead = camera.project(xy_mm + shift, BALL_CENTRE_HEIGHT_MM)
+        behind = camera.project(xy_mm - shift, BALL_CENTRE_HEIGHT_MM)
+        columns.append((ahead - behind) / (2.0 * step))
+    jacobian = np.stack(columns, axis=2)
+    finite = np.all(np.isfinite(jacobian), axis=(1, 2))
+    stretch = np.linalg.svd(np.where(finite[:, None, None], jacobian, 0.0), compute_uv=False)
+    gap: NDArray[np.float64] = np.where(finite, 2.0 * ball_radius_mm * stretch[:, -1], np.nan)
+    return gap
+
+
+def _upsample(coarse: NDArray[np.float64], size: tuple[int, int]) -> NDArray[np.float32]:
+    """A map sampled every `_RADIUS_GRID_PX` px from (0, 0), at full (height, width)."""
+    rows, cols = coarse.shape
+    # The grid's last row/column lie at or past the image edge, so scaling by the grid
+    # step keeps every grid point at its pixel.
+    full = cv2.resize(
+        coarse.astype(np.float32),
+        (cols * _RADIUS_GRID_PX, rows * _RADIUS_GRID_PX),
+        interpolation=cv2.INTER_LINEAR,
+    )
+    shift = _RADIUS_GRID_PX // 2
+    return np.ascontiguousarray(full[shift : shift + size[0], shift : shift + size[1]])
 
 
 def cloth_distance(

@@ -392,8 +392,9 @@ class BallDetector:
         gradient *= inside[..., None].astype(np.float32)
         radius = mosaic.gather(self.view.radius_px)
         centre_valid = mosaic.gather(self.view.centre_valid)
+        separation = mosaic.gather(self.view.separation)
         return SearchRegion(
-            crop, distance, foreground, radius, gradient, centre_valid, self.threshold
+            crop, distance, foreground, radius, gradient, centre_valid, self.threshold, separation
         )
 
     def _find(
@@ -408,7 +409,7 @@ class BallDetector:
             if thorough
             else np.zeros((0, 2))
         )
-        candidates = merge_candidates(blobs, rings, _at(region.radius, rings))
+        candidates = merge_candidates(region, blobs, rings)
         if len(candidates) == 0:
             return np.zeros((0, 2)), np.zeros(0), []
         radius = _at(region.radius, candidates)

@@ -1,11 +1,17 @@
-"""Candidate finding on constructed search regions (vision.candidates)."""
+"""Candidate finding (vision.candidates): motion-blur streaks on constructed search regions,
+and touching balls that an angled camera overlaps (vision.cloth.TableView.separation)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vision.candidates import SearchRegion, streaks
+from tests.vision.scenes import TABLE, calibration_for, rack_xy, render_scene
+from tests.vision.test_detector import match
+from vision.candidates import SearchRegion, streaks, visible_share
+from vision.cloth import TableView
+from vision.detector import BallDetector
+from vision.synthetic.cameras import preset_camera
 
 RADIUS = 10.0
 THRESHOLD = 16.0
@@ -66,3 +72,41 @@ def test_a_streak_through_a_found_ball_is_not_found_again() -> None:
     region = _region(_smear(3.0, 6.0 * THRESHOLD, 0.0))
     centres, _, _ = streaks(region, np.array([[150.0, 100.0]]), 0.5 * THRESHOLD)
     assert len(centres) == 0
+
+
+@pytest.mark.parametrize(
+    "preset", ["top", "broadcast", "corner"], ids=["top", "broadcast", "corner"]
+)
+def test_separation_is_two_radii_from_above_and_less_when_angled(preset: str) -> None:
+    camera = preset_camera(preset, TABLE, (1280, 720))
+    view = TableView.from_calibration(calibration_for(camera))
+    separation = view.separation[view.valid > 0]
+    assert separation.min() >= 0.5
+    assert separation.max() <= 2.0
+    if preset == "top":
+        assert np.median(separation) > 1.9
+    else:
+        assert np.median(separation) < 1.6
+
+
+@pytest.mark.parametrize("preset", ["broadcast", "corner"], ids=["broadcast", "corner"])
+def test_racked_balls_seen_at_an_angle_are_found(preset: str) -> None:
+    """A ball behind another is partly hidden by it: it is still a ball, not a part of a
+    hand (measured before the separation map: 2-4 of the 10 racked balls found)."""
+    xy, balls = rack_xy(seed=1)
+    scene = render_scene(xy, balls, seed=1, preset=preset)
+    found = BallDetector(scene.calibration).detect(scene.frame)
+    rows, _ = match(scene, found)
+    assert len(rows) >= 6, f"{len(rows)} of {len(balls)} racked balls found"
+    assert len(rows) == len(found), "a detection that is no ball"
+
+
+def test_a_ball_half_hidden_behind_a_nearer_one_shows_the_rest() -> None:
+    xy = np.array([[0.0, 0.0], [0.0, 10.0], [0.0, 100.0]])
+    share = visible_share(xy, np.array([10.0, 10.2, 10.0]))
+    # Equal circles one radius apart overlap by 39 % of a disc; the nearer (larger) ball
+    # and the lone one are whole.
+    assert share[0] == pytest.approx(0.61, abs=0.02)
+    assert share[1] == 1.0 and share[2] == 1.0
+    apart = visible_share(xy * 2.5, np.array([10.0, 10.2, 10.0]))
+    assert np.all(apart == 1.0)
