@@ -88,6 +88,8 @@ def bounce_off_cushions(
         outward = (over * mean[:, axis + 2] > 0.0) & (over * travel[:, axis] > 0.0)
         step = np.where(outward, travel[:, axis], 1.0)
         fraction = np.clip(1.0 - over / step, 0.0, 1.0)
+        if not outward.any():
+            continue
         crossing = before_xy_mm + fraction[:, None] * travel
         hit = outward & ~in_pocket_mouth(table, crossing)
         if not hit.any():

@@ -12,114 +12,32 @@ clearly seen on the bed again (a spotted 10, a cue ball in hand).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import TableSpec
 from tracking import kalman
-from tracking.association import AssociationConfig, assign, association_cost
+from tracking.association import TrackGates, assign, association_cost
 from tracking.bounce import CushionModel, bounce_off_cushions
 from tracking.geometry import outside_distance_mm, pocket_entry
+from tracking.identity import (
+    SLOT_FREE,
+    SLOT_IN_PLAY,
+    SLOT_REMOVED,
+    accumulate,
+    log_probabilities,
+    relabels,
+)
+from tracking.tracker_config import TrackerConfig
 from tracking.types import TrackSet, TrackStatus
 from vision.types import NUM_CLASSES, Detections
 
+__all__ = ["BallTracker", "TrackerConfig"]
+
 _PENDING_NONE, _PENDING_POCKET, _PENDING_OFF = 0, 1, 2
 _SEEN_STATUS = np.array([TrackStatus.ON_TABLE, TrackStatus.OCCLUDED, None], dtype=object)[:2]
-
-
-@dataclass(frozen=True, slots=True)
-class TrackerConfig:
-    """Tunables of `BallTracker`, all in physical units (mm, mm/s, s).
-
-    Attributes:
-        measurement_std_mm: detector position noise. Raising it smooths more and lags more.
-        acceleration_std_mm_s2: unmodelled acceleration of a rolling ball (friction, spin).
-            Raising it follows curves and decelerations faster but smooths less.
-        rest_acceleration_std_mm_s2: the same for a ball at rest. Raising it lets a resting
-            ball's estimate drift with detector noise; lowering it averages noise away.
-        rest_speed_mm_s: below this speed a ball's velocity is snapped to zero. Raising it
-            declares balls at rest sooner.
-        max_ball_speed_mm_s: fastest plausible ball (a hard break sends the cue ball at up to
-            about 14 m/s). Raising it
-            widens the gate through which a struck ball may jump between frames.
-        collision_innovation_sigmas: an innovation beyond this many standard deviations (and
-            beyond ``collision_innovation_min_mm``) is a collision or bounce: the velocity is
-            re-initialised from the measurement. Raising it keeps the old velocity longer.
-        collision_innovation_min_mm: smallest innovation that can be a collision. Raising it
-            ignores small kicks.
-        reinit_velocity_std_mm_s: velocity uncertainty after a re-initialisation. Raising it
-            lets the next frames set the new velocity faster.
-        initial_velocity_std_mm_s: velocity uncertainty of a ball first seen (assumed at
-            rest). Raising it widens the first gates, at the risk of taking a neighbour.
-        cushion_restitution: share of the normal speed a ball keeps when its prediction
-            bounces off a cushion line (billiard cushions: about 0.6-0.9). A prediction that
-            crosses a cushion line away from the pocket mouths is mirrored back with it, so a
-            ball unseen through a bounce is still searched for on the table. Must be in
-            (0, 1]; raising it predicts livelier rebounds.
-        cushion_restitution_std: uncertainty of that restitution (cushions, speeds and spin
-            differ): a predicted bounce adds this times the incoming normal speed to the
-            normal velocity's standard deviation, so the association gate widens to take the
-            ball back after it. Raising it accepts rebounds further from the predicted one,
-            at the risk of taking a neighbour.
-        max_coast_s: after this long unseen, a ball is assumed to have stopped (velocity 0).
-            Raising it extrapolates hidden balls further.
-        pocket_capture_mm: how close to a pocket point the path of a vanishing ball must pass
-            to count as dropping. Raising it calls more vanishings near pockets drops.
-        pocket_confirm_s: how long a ball must stay unseen before a drop is confirmed. Raising
-            it survives longer detector misses near pockets, but reports drops later.
-        off_table_margin_mm: a ball last seen this far beyond a cushion line (away from the
-            pockets) and then lost has left the table. Raising it needs clearer evidence.
-        off_table_confirm_s: how long such a ball must stay unseen. Raising it reports later.
-        init_min_probability: class probability needed to start a ball's first track.
-            Raising it starts tracks only on sure identities.
-        respawn_min_probability: class probability needed to bring back a pocketed or
-            off-table ball (spotted 10, cue ball in hand). Raising it guards against
-            resurrecting a ball from a misidentified detection.
-        reidentify_min_probability: class probability with which an unassigned detection
-            anywhere on the table is taken as a lost ball (re-identification). Raising it
-            waits for surer identities before a lost ball is found again.
-        respawn_min_s: a removed ball cannot come back sooner than this. Raising it guards
-            against a ball seen in the pocket jaws just after dropping.
-        association: the assignment cost tunables.
-    """
-
-    measurement_std_mm: float = 2.0
-    acceleration_std_mm_s2: float = 4000.0
-    rest_acceleration_std_mm_s2: float = 30.0
-    rest_speed_mm_s: float = 20.0
-    max_ball_speed_mm_s: float = 15000.0
-    collision_innovation_sigmas: float = 4.0
-    collision_innovation_min_mm: float = 6.0
-    reinit_velocity_std_mm_s: float = 1500.0
-    initial_velocity_std_mm_s: float = 200.0
-    cushion_restitution: float = 0.75
-    cushion_restitution_std: float = 0.15
-    max_coast_s: float = 0.5
-    pocket_capture_mm: float = 90.0
-    pocket_confirm_s: float = 0.12
-    off_table_margin_mm: float = 15.0
-    off_table_confirm_s: float = 0.5
-    init_min_probability: float = 0.5
-    respawn_min_probability: float = 0.8
-    reidentify_min_probability: float = 0.6
-    respawn_min_s: float = 0.5
-    association: AssociationConfig = field(default_factory=AssociationConfig)
-
-    def __post_init__(self) -> None:
-        if isinstance(self.association, dict):  # loaded from a TOML table
-            object.__setattr__(self, "association", AssociationConfig(**self.association))
-        for name in ("measurement_std_mm", "acceleration_std_mm_s2", "max_ball_speed_mm_s"):
-            if getattr(self, name) <= 0:
-                raise ValueError(
-                    f"TrackerConfig.{name} must be positive, got {getattr(self, name)}"
-                )
-        if not 0.0 < self.cushion_restitution <= 1.0:
-            raise ValueError(
-                f"TrackerConfig.cushion_restitution must be in (0, 1], "
-                f"got {self.cushion_restitution}"
-            )
 
 
 @dataclass(slots=True)
@@ -143,6 +61,19 @@ class _State:
     measured_xy_mm: NDArray[np.float64] = field(
         default_factory=lambda: np.full((NUM_CLASSES, 2), np.nan)
     )
+    evidence: NDArray[np.float64] = field(
+        default_factory=lambda: np.zeros((NUM_CLASSES, NUM_CLASSES))
+    )
+    identity_count: NDArray[np.int64] = field(
+        default_factory=lambda: np.zeros(NUM_CLASSES, np.int64)
+    )
+    lost_checked: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(NUM_CLASSES, bool))
+
+    def exchange(self, a: int, b: int) -> None:
+        """Swap everything slots ``a`` and ``b`` hold (their tracks change numbers)."""
+        for item in fields(self):
+            array = getattr(self, item.name)
+            array[[a, b]] = array[[b, a]]
 
 
 class BallTracker:
@@ -160,11 +91,13 @@ class BallTracker:
         self._time_s: float | None = None
         std = self.config.measurement_std_mm
         self._R = np.eye(2) * std**2
-        self._position_var_cap = float(table.length_mm) ** 2
+        speed_cap = self.config.max_ball_speed_mm_s
+        self._variance_cap = np.array([float(table.length_mm) ** 2] * 2 + [speed_cap**2] * 2)
         self._cushion = CushionModel(
             self.config.cushion_restitution, self.config.cushion_restitution_std
         )
         self._cache: dict[float, tuple[NDArray[np.float64], ...]] = {}
+        self._jumpable = np.ones(NUM_CLASSES, bool)
 
     def update(self, detections: Detections, frame: int, time_s: float) -> TrackSet:
         """Advance every track to this frame and return the state of every ball in play.
@@ -189,8 +122,13 @@ class BallTracker:
         missing[tracks] = False
         unassigned = np.ones(len(dets), bool)
         unassigned[cols] = False
+        taken = (tracks, cols)
+        self._start_pending(np.flatnonzero(missing & ~self._state.lost_checked))
         if unassigned.any() and missing.any():
-            missing &= ~self._reidentify(missing, dets, unassigned, time_s)
+            found, found_cols = self._reidentify(missing, dets, unassigned, time_s)
+            missing &= ~found
+            taken = (np.concatenate([tracks, np.flatnonzero(found)]), np.append(cols, found_cols))
+        self._settle_identities(taken, dets, dt_s, missing)
         removed_now = self._coast(missing, time_s)
         if unassigned.any() and not self._state.alive.all():
             self._spawn(dets[unassigned], time_s)
@@ -207,7 +145,7 @@ class BallTracker:
         before_xy = state.mean[:, :2].copy()
         state.mean, state.cov = kalman.predict(state.mean, state.cov, F, Q)
         bounce_off_cushions(self.table, before_xy, state.mean, state.cov, self._cushion)
-        np.minimum(state.cov[:, :2, :2], self._position_var_cap, out=state.cov[:, :2, :2])
+        state.cov = kalman.cap_variance(state.cov, self._variance_cap)
 
     def _matrices(self, dt_s: float) -> tuple[NDArray[np.float64], ...]:
         """F and the moving / resting Q for a time step, cached by step."""
@@ -236,12 +174,67 @@ class BallTracker:
         d_sq = kalman.pairwise_mahalanobis_sq(mean, cov, z, self._R)
         offset = z[None, :, :] - mean[:, None, :2]
         distance = np.sqrt(np.einsum("tdi,tdi->td", offset, offset))
-        sigma_mm = np.sqrt(kalman.largest_eigenvalue_2x2(cov[:, :2, :2] + self._R))
-        gate = config.max_ball_speed_mm_s * dt_s + config.association.gate_sigmas * sigma_mm
+        S = cov[:, :2, :2] + self._R
+        sigma_mm = np.sqrt(kalman.largest_eigenvalue_2x2(S))
+        may_jump = self._may_jump(idx, sigma_mm, dt_s)
+        unseen_s = np.maximum(dt_s, (self._time_s or 0.0) - state.seen_time_s[idx])
+        jump_mm = np.where(
+            may_jump,
+            config.max_ball_speed_mm_s * dt_s,
+            np.minimum(
+                config.max_disturbed_speed_mm_s * unseen_s, config.max_disturbed_distance_mm
+            ),
+        )
+        gates = TrackGates(
+            jump_mm + config.association.gate_sigmas * sigma_mm,
+            0.5 * np.log(np.linalg.det(S) / np.linalg.det(self._R)),
+        )
         class_prob = dets.class_prob.T[idx].astype(np.float64) * dets.confidence[None, :]
-        cost = association_cost(d_sq, distance, class_prob, gate, config.association)
+        cost = association_cost(d_sq, distance, class_prob, gates, config.association)
         rows, cols = assign(cost, config.association.max_cost)
         return idx[rows], cols
+
+    def _may_jump(
+        self, idx: NDArray[np.int64], sigma_mm: NDArray[np.float64], dt_s: float
+    ) -> NDArray[np.bool_]:
+        """(len(idx),) which balls can have been struck since the last frame: the cue ball,
+        a moving ball, a resting ball that a moving ball (wherever its uncertainty lets it
+        be) can have reached, directly or through a chain of touching balls (a rack), and a
+        ball already struck while it stayed unseen. Only these may jump out of their
+        kinematic gate; a resting ball nothing can have touched stays where it is (a hand or
+        an arm that looks like it is not taken for it), except as far as a hand could push
+        it. The (11,) result is also kept for re-identification."""
+        state, config = self._state, self.config
+        speed = np.hypot(state.mean[idx, 2], state.mean[idx, 3])
+        struck = (speed > config.rest_speed_mm_s) | (idx == 0)
+        # Unseen last frame and already struck: it may still be anywhere it could roll.
+        unseen = state.seen_time_s[idx] < (self._time_s or 0.0) - dt_s - 1e-9
+        struck |= self._jumpable[idx] & unseen
+        # A struck ball unseen since (the cue ball blurred at the stroke) may have rolled
+        # anywhere at up to the top speed since it was last seen.
+        unseen_s = np.where(struck & unseen, (self._time_s or 0.0) - state.seen_time_s[idx], 0.0)
+        reach = (
+            self.table.ball_diameter_mm
+            + speed * max(dt_s, 0.0)
+            + config.max_ball_speed_mm_s * unseen_s
+            + config.association.gate_sigmas * sigma_mm
+        )
+        xy = state.mean[idx, :2]
+        apart = np.linalg.norm(xy[:, None, :] - xy[None, :, :], axis=2)
+        touching = apart <= 1.5 * self.table.ball_diameter_mm
+        touched = np.any(struck[None, :] & (apart <= reach[None, :]), axis=1)
+        for _ in range(len(idx)):  # pass the knock along chains of touching balls
+            more = touched | np.any(touched[None, :] & touching, axis=1)
+            if np.array_equal(more, touched):
+                break
+            touched = more
+        # A ball lost in a pocket mouth while heading in has dropped, or rattles in the jaws:
+        # it is never taken from elsewhere (a look-alike across the table).
+        dropping = state.pending[idx] == _PENDING_POCKET
+        result: NDArray[np.bool_] = (struck | touched) & ~dropping
+        self._jumpable[:] = False
+        self._jumpable[idx] = result
+        return result
 
     def _correct(
         self,
@@ -268,6 +261,7 @@ class BallTracker:
         state.seen_xy_mm[tracks] = z
         state.seen_velocity[tracks] = mean[:, 2:]
         state.pending[tracks] = _PENDING_NONE
+        state.lost_checked[tracks] = False
         state.xy_px[tracks] = measured[1]
         state.measured_xy_mm[tracks] = z
 
@@ -290,7 +284,6 @@ class BallTracker:
         idx = np.flatnonzero(missing)
         if len(idx) == 0:
             return removed_now
-        self._start_pending(idx[state.pending[idx] == _PENDING_NONE])
         unseen_s = time_s - state.seen_time_s[idx]
         state.mean[idx[unseen_s > config.max_coast_s], 2:] = 0.0
         confirm = np.where(
@@ -309,12 +302,14 @@ class BallTracker:
         return removed_now
 
     def _start_pending(self, idx: NDArray[np.int64]) -> None:
-        """Decide, when a ball is first lost, whether it may be dropping or leaving the table."""
+        """Decide, when a ball is first lost, whether it may be dropping or leaving the table
+        (once: its last sighting does not change while it stays lost)."""
         if len(idx) == 0:
             return
         state, config = self._state, self.config
+        state.lost_checked[idx] = True
         xy, velocity = state.seen_xy_mm[idx], state.seen_velocity[idx]
-        horizon_s = max(config.pocket_confirm_s, 1e-3)
+        horizon_s = max(config.pocket_horizon_s, 1e-3)
         pocket = pocket_entry(self.table, xy, velocity, horizon_s, config.pocket_capture_mm)
         beyond = outside_distance_mm(self.table, xy) > config.off_table_margin_mm
         state.pending[idx] = np.where(
@@ -327,18 +322,21 @@ class BallTracker:
         dets: Detections,
         unassigned: NDArray[np.bool_],
         time_s: float,
-    ) -> NDArray[np.bool_]:
+    ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
         """Give lost balls the unassigned detections that are clearly them, wherever they
         are (a ball that jumped out of its gate, or moved while hidden). Returns the (11,)
-        mask of balls found; ``unassigned`` is updated in place."""
-        state, config = self._state, self.config
+        mask of balls found and the detections they took, in ball order; ``unassigned`` is
+        updated in place."""
+        state = self._state
         found = np.zeros(NUM_CLASSES, bool)
+        found_cols: list[int] = []
         prob = dets.class_prob.astype(np.float64) * dets.confidence[:, None].astype(np.float64)
         labels = np.argmax(prob, axis=1)
         for ball in np.flatnonzero(missing):
             score = np.where(unassigned & (labels == ball), prob[:, ball], 0.0)
             best = int(np.argmax(score))
-            if score[best] < config.reidentify_min_probability:
+            moved_mm = float(np.linalg.norm(dets.xy_mm[best] - state.seen_xy_mm[ball]))
+            if score[best] < self._reidentify_need(int(ball), moved_mm, time_s):
                 continue
             z = dets.xy_mm[best : best + 1].astype(np.float64)
             mean, cov = self._reinitialise(np.array([ball]), z, time_s)
@@ -349,11 +347,64 @@ class BallTracker:
             state.seen_xy_mm[ball] = z[0]
             state.seen_velocity[ball] = mean[0, 2:]
             state.pending[ball] = _PENDING_NONE
+            state.lost_checked[ball] = False
             state.xy_px[ball] = dets.xy_px[best]
             state.measured_xy_mm[ball] = z[0]
             unassigned[best] = False
             found[ball] = True
-        return found
+            found_cols.append(best)
+        return found, np.array(found_cols, np.int64)
+
+    def _settle_identities(
+        self,
+        taken: tuple[NDArray[np.int64], NDArray[np.int64]],
+        dets: Detections,
+        dt_s: float,
+        missing: NDArray[np.bool_],
+    ) -> None:
+        """Accumulate the class evidence of the detections taken, then give each track the
+        number its evidence supports (``missing`` follows the exchanges, in place)."""
+        state, config = self._state, self.config.identity
+        tracks, cols = taken
+        if len(tracks) == 0:
+            return
+        weight = 1.0 - np.exp(-dt_s / config.memory_s) if dt_s > 0 else 0.0
+        log_prob = log_probabilities(dets.class_prob[cols], config)
+        accumulate(state.evidence, state.identity_count, tracks, log_prob, weight)
+        seen = np.zeros(NUM_CLASSES, bool)
+        seen[tracks] = True
+        kind = np.where(
+            state.alive,
+            SLOT_IN_PLAY,
+            np.where(state.removed == None, SLOT_FREE, SLOT_REMOVED),  # noqa: E711
+        ).astype(np.int64)
+        for a, b in relabels(state.evidence, state.identity_count, seen, kind, config):
+            state.exchange(a, b)
+            self._jumpable[[a, b]] = self._jumpable[[b, a]]
+            missing[[a, b]] = missing[[b, a]]
+
+    def _reidentify_need(self, ball: int, moved_mm: float, time_s: float) -> float:
+        """Class probability needed to find a lost ball ``moved_mm`` from where it was last
+        seen: a ball that can have been struck, or one no further than a hand could have
+        pushed it, needs ``reidentify_min_probability``; a resting ball nothing touched is
+        otherwise still where it was hidden, until it has been unseen for
+        ``rest_reidentify_after_s`` (moved by hand), and then needs a respawn's certainty."""
+        config, state = self.config, self._state
+        unseen_s = time_s - state.seen_time_s[ball]
+        if state.pending[ball] == _PENDING_POCKET:
+            # Only a rattle out of the jaws, near where it was lost, brings it back.
+            speed = float(np.hypot(*state.seen_velocity[ball]))
+            rattle_mm = config.pocket_capture_mm + speed * unseen_s
+            return config.reidentify_min_probability if moved_mm <= rattle_mm else np.inf
+        pushed_mm = (
+            min(config.max_disturbed_speed_mm_s * unseen_s, config.max_disturbed_distance_mm)
+            + config.association.gate_min_mm
+        )
+        if self._jumpable[ball] or moved_mm <= pushed_mm:
+            return config.reidentify_min_probability
+        if unseen_s >= config.rest_reidentify_after_s:
+            return config.respawn_min_probability
+        return np.inf
 
     def _spawn(self, dets: Detections, time_s: float) -> None:
         """Start or restart the tracks of balls not in play from unassigned detections."""
@@ -386,8 +437,11 @@ class BallTracker:
         state.seen_xy_mm[ball] = xy
         state.seen_velocity[ball] = 0.0
         state.pending[ball] = _PENDING_NONE
+        state.lost_checked[ball] = False
         state.xy_px[ball] = det.xy_px[0]
         state.measured_xy_mm[ball] = xy
+        state.evidence[ball] = log_probabilities(det.class_prob[:1], self.config.identity)[0]
+        state.identity_count[ball] = 1
 
     def _trackset(
         self, frame: int, time_s: float, missing: NDArray[np.bool_], removed_now: NDArray[np.bool_]

@@ -1,0 +1,103 @@
+"""Identity from accumulated class evidence: a misidentified start is corrected, a few bad
+frames change nothing, swapped tracks swap back, a pocketed number is never taken."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.tracking.builders import TABLE
+from tracking.identity import (
+    SLOT_FREE,
+    SLOT_IN_PLAY,
+    SLOT_REMOVED,
+    IdentityConfig,
+    accumulate,
+    log_probabilities,
+    relabels,
+)
+from tracking.tracker import BallTracker
+from tracking.types import TrackSet
+from vision.types import NUM_CLASSES, Detections
+
+CONFIG = IdentityConfig()
+
+
+def _prob(weights: dict[int, float]) -> np.ndarray:
+    prob = np.full(NUM_CLASSES, 0.002)
+    for ball, p in weights.items():
+        prob[ball] = p
+    result: np.ndarray = prob / prob.sum()
+    return result
+
+
+def _run(frames: list[list[tuple[float, float, dict[int, float]]]], fps: float = 60.0) -> TrackSet:
+    tracker = BallTracker(TABLE)
+    tracks = TrackSet.empty()
+    for index, balls in enumerate(frames):
+        xy = np.array([[x, y] for x, y, _ in balls], np.float32).reshape(-1, 2)
+        prob = np.array([_prob(w) for _, _, w in balls], np.float32).reshape(-1, NUM_CLASSES)
+        ones = np.ones(len(balls), np.float32)
+        tracks = tracker.update(Detections(xy, xy, ones, ones, prob), index, index / fps)
+    return tracks
+
+
+def _at(tracks: TrackSet, ball: int) -> np.ndarray:
+    result: np.ndarray = tracks.xy_mm[tracks.ball.tolist().index(ball)]
+    return result
+
+
+def test_a_track_started_on_a_misidentified_ball_takes_its_true_number() -> None:
+    # The first frames read the ball as the 7 (as a corner camera may); then it is the 3.
+    frames = [[(800.0, 400.0, {7: 0.6, 3: 0.4})]] * 3 + [[(800.0, 400.0, {3: 0.9, 7: 0.1})]] * 30
+    tracks = _run(frames)
+    assert tracks.ball.tolist() == [3]
+
+
+@pytest.mark.parametrize("bad_frames", [1, 2, 3], ids=["one", "two", "three"])
+def test_a_few_misread_frames_never_change_a_number(bad_frames: int) -> None:
+    good = [(800.0, 400.0, {3: 0.9, 7: 0.1}), (1500.0, 700.0, {7: 0.9, 3: 0.1})]
+    misread = [(800.0, 400.0, {7: 0.95, 3: 0.05}), (1500.0, 700.0, {3: 0.95, 7: 0.05})]
+    tracks = _run([good] * 30 + [misread] * bad_frames + [good] * 5)
+    assert sorted(tracks.ball.tolist()) == [3, 7]
+    assert np.allclose(_at(tracks, 3), (800.0, 400.0), atol=5.0)
+    assert np.allclose(_at(tracks, 7), (1500.0, 700.0), atol=5.0)
+
+
+def _evidence(rows: dict[int, dict[int, float]]) -> np.ndarray:
+    evidence = np.full((NUM_CLASSES, NUM_CLASSES), np.log(CONFIG.min_probability))
+    for slot, weights in rows.items():
+        evidence[slot] = log_probabilities(_prob(weights)[None, :], CONFIG)[0]
+    return evidence
+
+
+@pytest.mark.parametrize(
+    ("kind_of_5", "expected"),
+    [(SLOT_IN_PLAY, [(2, 5)]), (SLOT_FREE, [(2, 5)]), (SLOT_REMOVED, [])],
+    ids=["swap-with-track", "take-free-number", "never-a-pocketed-number"],
+)
+def test_relabels_exchange_numbers_only_on_clear_evidence(
+    kind_of_5: int, expected: list[tuple[int, int]]
+) -> None:
+    evidence = _evidence({2: {5: 0.9, 2: 0.1}, 5: {2: 0.9, 5: 0.1}})
+    count = np.full(NUM_CLASSES, 10, np.int64)
+    kind = np.zeros(NUM_CLASSES, np.int64)
+    kind[2], kind[5] = SLOT_IN_PLAY, kind_of_5
+    if kind_of_5 == SLOT_FREE:
+        count[5] = 0
+    seen = kind == SLOT_IN_PLAY
+    pairs = relabels(evidence, count, seen, kind, CONFIG)
+    assert [sorted(p) for p in pairs] == [sorted(p) for p in expected]
+
+
+def test_accumulate_starts_from_the_first_detections_then_forgets_slowly() -> None:
+    evidence = np.zeros((NUM_CLASSES, NUM_CLASSES))
+    count = np.zeros(NUM_CLASSES, np.int64)
+    first = log_probabilities(_prob({4: 0.9})[None, :], CONFIG)
+    accumulate(evidence, count, np.array([4]), first, weight=0.05)
+    assert np.allclose(evidence[4], first[0])
+    other = log_probabilities(_prob({6: 0.9})[None, :], CONFIG)
+    accumulate(evidence, count, np.array([4]), other, weight=0.05)
+    # The second detection counts half (running mean until the memory is full).
+    assert np.allclose(evidence[4], 0.5 * (first[0] + other[0]))
+    assert count[4] == 2

@@ -1,0 +1,134 @@
+"""Identity from the class probabilities accumulated over a track, not from one frame.
+
+Each ball number owns one track. The detections a track takes carry class probabilities;
+their logarithms, averaged over the recent past (an exponential memory of ``memory_s``), say
+which ball the track really follows. When that evidence says a track follows another number
+better than its own (a track started on a misidentified ball, two tracks that crossed and
+swapped), the tracks exchange numbers: the gain is the rise of the summed average
+log-likelihood of both tracks' labels, and it must exceed ``margin`` so that a few bad
+frames (motion blur, a ball half hidden) never swap anything.
+
+Evidence is an (11, 11) array: row = track slot (ball number), column = class, value = the
+average ``log p(class)`` of the detections that track took (clipped below at
+``log(min_probability)`` so one frame cannot dominate).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+
+@dataclass(frozen=True, slots=True)
+class IdentityConfig:
+    """Tunables of identity accumulation.
+
+    Attributes:
+        memory_s: time constant of the evidence's exponential memory, s. Raising it needs
+            longer runs of contrary frames before a relabel, and keeps old evidence longer.
+        margin: gain of average log-likelihood (nats, summed over the tracks involved)
+            needed to exchange numbers. Raising it relabels only on clearer evidence.
+        min_observations: a track must have taken this many detections since it started
+            before its number can change. Raising it waits longer after a start.
+        min_probability: class probabilities are clipped below at this before the log, so
+            one frame moves the evidence by a bounded amount. Lowering it lets single
+            confident frames count more.
+    """
+
+    memory_s: float = 0.3
+    margin: float = 1.5
+    min_observations: int = 6
+    min_probability: float = 0.01
+
+    def __post_init__(self) -> None:
+        if self.memory_s <= 0 or not 0.0 < self.min_probability < 1.0:
+            raise ValueError(
+                "IdentityConfig: memory_s must be positive and min_probability in (0, 1), "
+                f"got {self.memory_s} and {self.min_probability}"
+            )
+
+
+def accumulate(
+    evidence: NDArray[np.float64],
+    count: NDArray[np.int64],
+    tracks: NDArray[np.int64],
+    log_prob: NDArray[np.float64],
+    weight: float,
+) -> None:
+    """Blend the detections taken this frame into their tracks' evidence, in place.
+
+    Args:
+        evidence: (11, 11) average log class probabilities per track slot.
+        count: (11,) detections taken per track slot since it started.
+        tracks: (K,) slots that took a detection.
+        log_prob: (K, 11) those detections' log class probabilities (`log_probabilities`).
+        weight: share of the new frame in the average (``1 - exp(-dt / memory_s)``); a
+            track's first detections count fully (the average starts from them).
+    """
+    if len(tracks) == 0:
+        return
+    share = np.maximum(weight, 1.0 / (count[tracks] + 1.0))[:, None]
+    evidence[tracks] = (1.0 - share) * evidence[tracks] + share * log_prob
+    count[tracks] += 1
+
+
+def log_probabilities(
+    class_prob: NDArray[np.floating], config: IdentityConfig
+) -> NDArray[np.float64]:
+    """(K, 11) log class probabilities, clipped below at min_probability and renormalised."""
+    p = np.maximum(class_prob.astype(np.float64), config.min_probability)
+    result: NDArray[np.float64] = np.log(p / p.sum(axis=1, keepdims=True))
+    return result
+
+
+SLOT_FREE, SLOT_IN_PLAY, SLOT_REMOVED = 0, 1, 2
+"""Kinds of track slot for `relabels`."""
+
+
+def relabels(
+    evidence: NDArray[np.float64],
+    count: NDArray[np.int64],
+    seen: NDArray[np.bool_],
+    slot_kind: NDArray[np.int64],
+    config: IdentityConfig,
+) -> list[tuple[int, int]]:
+    """Pairs of track slots whose numbers should be exchanged, best gain first.
+
+    Args:
+        evidence: (11, 11) average log class probabilities per track slot.
+        count: (11,) detections taken per slot since it started.
+        seen: (11,) slots that took a detection this frame (only those are judged).
+        slot_kind: (11,) SLOT_FREE (a never-seen number a track may take over),
+            SLOT_IN_PLAY, or SLOT_REMOVED (pocketed or off the table: never taken, bringing
+            it back is a respawn's decision).
+        config: the tunables.
+
+    Returns:
+        ``(a, b)`` pairs: slot ``a``'s track becomes ball ``b`` and ``b``'s (if any) ``a``.
+    """
+    free = slot_kind == SLOT_FREE
+    ready = seen & (slot_kind == SLOT_IN_PLAY) & (count >= config.min_observations)
+    own = np.diagonal(evidence)
+    # Cheap bound first: a pair gains at most the two best one-sided gains.
+    if not ready.any() or 2.0 * float(np.max(evidence.max(axis=1) - own)) <= config.margin:
+        return []
+    # Gain of exchanging a and b: a's track as b, and b's (if in play) as a.
+    gain = evidence - own[:, None]
+    other = np.where(free, 0.0, evidence.T - own[None, :])
+    gain = np.where(ready[:, None] & ~np.eye(len(own), dtype=bool), gain + other, -np.inf)
+    # A partner in play must have shown its own identity; a removed number is never taken.
+    unknown = (slot_kind == SLOT_REMOVED) | (~free & (count < config.min_observations))
+    gain[:, unknown] = -np.inf
+    pairs: list[tuple[int, int]] = []
+    used = np.zeros(len(own), bool)
+    for flat in np.argsort(gain, axis=None)[::-1]:
+        a, b = divmod(int(flat), len(own))
+        if gain[a, b] <= config.margin:
+            break
+        if used[a] or used[b]:
+            continue
+        pairs.append((a, b))
+        used[[a, b]] = True
+    return pairs

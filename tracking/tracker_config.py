@@ -1,0 +1,127 @@
+"""`TrackerConfig`: the tunables of `tracking.tracker.BallTracker`, in physical units."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tracking.association import AssociationConfig
+from tracking.identity import IdentityConfig
+
+
+@dataclass(frozen=True, slots=True)
+class TrackerConfig:
+    """Tunables of `BallTracker`, all in physical units (mm, mm/s, s).
+
+    Attributes:
+        measurement_std_mm: detector position noise. Raising it smooths more and lags more.
+        acceleration_std_mm_s2: unmodelled acceleration of a rolling ball (friction, spin).
+            Raising it follows curves and decelerations faster but smooths less.
+        rest_acceleration_std_mm_s2: the same for a ball at rest. Raising it lets a resting
+            ball's estimate drift with detector noise; lowering it averages noise away.
+        rest_speed_mm_s: below this speed a ball's velocity is snapped to zero. Raising it
+            declares balls at rest sooner.
+        max_ball_speed_mm_s: fastest plausible ball (a hard break sends the cue ball at up to
+            about 14 m/s). Raising it
+            widens the gate through which a struck ball may jump between frames.
+        max_disturbed_speed_mm_s: fastest a resting ball that no moving ball can have
+            touched is assumed to move (a hand or a cue pushing it): its gate grows at this
+            speed while it is unseen. Raising it lets such balls be found further away, at
+            the risk of taking a hand or an arm that looks like them.
+        max_disturbed_distance_mm: the furthest such a ball is looked for near where it was
+            hidden (a nudge moves a ball a few centimetres); beyond, only after
+            ``rest_reidentify_after_s``. Raising it finds pushed balls further away, and
+            takes more look-alikes.
+        collision_innovation_sigmas: an innovation beyond this many standard deviations (and
+            beyond ``collision_innovation_min_mm``) is a collision or bounce: the velocity is
+            re-initialised from the measurement. Raising it keeps the old velocity longer.
+        collision_innovation_min_mm: smallest innovation that can be a collision. Raising it
+            ignores small kicks.
+        reinit_velocity_std_mm_s: velocity uncertainty after a re-initialisation. Raising it
+            lets the next frames set the new velocity faster.
+        initial_velocity_std_mm_s: velocity uncertainty of a ball first seen (assumed at
+            rest). Raising it widens the first gates, at the risk of taking a neighbour.
+        cushion_restitution: share of the normal speed a ball keeps when its prediction
+            bounces off a cushion line (billiard cushions: about 0.6-0.9). A prediction that
+            crosses a cushion line away from the pocket mouths is mirrored back with it, so a
+            ball unseen through a bounce is still searched for on the table. Must be in
+            (0, 1]; raising it predicts livelier rebounds.
+        cushion_restitution_std: uncertainty of that restitution (cushions, speeds and spin
+            differ): a predicted bounce adds this times the incoming normal speed to the
+            normal velocity's standard deviation, so the association gate widens to take the
+            ball back after it. Raising it accepts rebounds further from the predicted one,
+            at the risk of taking a neighbour.
+        max_coast_s: after this long unseen, a ball is assumed to have stopped (velocity 0).
+            Raising it extrapolates hidden balls further.
+        pocket_capture_mm: how close to a pocket point the path of a vanishing ball must pass
+            to count as dropping. Raising it calls more vanishings near pockets drops.
+        pocket_confirm_s: how long a ball must stay unseen before a drop is confirmed. Raising
+            it survives longer detector misses near pockets (a ball rattling in the jaws, a
+            dark ball against the hole), but reports drops later (their time is still the
+            last sighting).
+        pocket_horizon_s: how far ahead (s) the path of a ball that vanishes is followed to
+            see whether it is heading into a pocket. Raising it counts balls further from a
+            pocket as dropping.
+        off_table_margin_mm: a ball last seen this far beyond a cushion line (away from the
+            pockets) and then lost has left the table. Raising it needs clearer evidence.
+        off_table_confirm_s: how long such a ball must stay unseen. Raising it reports later.
+        init_min_probability: class probability needed to start a ball's first track.
+            Raising it starts tracks only on sure identities.
+        respawn_min_probability: class probability needed to bring back a pocketed or
+            off-table ball (spotted 10, cue ball in hand). Raising it guards against
+            resurrecting a ball from a misidentified detection.
+        reidentify_min_probability: class probability with which an unassigned detection
+            anywhere on the table is taken as a lost ball (re-identification). Raising it
+            waits for surer identities before a lost ball is found again.
+        rest_reidentify_after_s: a resting ball that no moving ball can have touched is only
+            looked for elsewhere (re-identification) after it has been unseen this long
+            (it was moved by hand), so an arm or a hand over it is not taken for it.
+            Raising it keeps hidden balls in place longer.
+        respawn_min_s: a removed ball cannot come back sooner than this. Raising it guards
+            against a ball seen in the pocket jaws just after dropping.
+        association: the assignment cost tunables.
+        identity: how class probabilities accumulate over a track and when two tracks
+            exchange numbers.
+    """
+
+    measurement_std_mm: float = 2.0
+    acceleration_std_mm_s2: float = 4000.0
+    rest_acceleration_std_mm_s2: float = 30.0
+    rest_speed_mm_s: float = 20.0
+    max_ball_speed_mm_s: float = 15000.0
+    max_disturbed_speed_mm_s: float = 1500.0
+    max_disturbed_distance_mm: float = 150.0
+    collision_innovation_sigmas: float = 4.0
+    collision_innovation_min_mm: float = 6.0
+    reinit_velocity_std_mm_s: float = 1500.0
+    initial_velocity_std_mm_s: float = 200.0
+    cushion_restitution: float = 0.75
+    cushion_restitution_std: float = 0.15
+    max_coast_s: float = 0.5
+    pocket_capture_mm: float = 90.0
+    pocket_confirm_s: float = 0.3
+    pocket_horizon_s: float = 0.12
+    off_table_margin_mm: float = 15.0
+    off_table_confirm_s: float = 0.5
+    init_min_probability: float = 0.5
+    respawn_min_probability: float = 0.8
+    reidentify_min_probability: float = 0.6
+    rest_reidentify_after_s: float = 1.0
+    respawn_min_s: float = 0.5
+    association: AssociationConfig = field(default_factory=AssociationConfig)
+    identity: IdentityConfig = field(default_factory=IdentityConfig)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.association, dict):  # loaded from a TOML table
+            object.__setattr__(self, "association", AssociationConfig(**self.association))
+        if isinstance(self.identity, dict):
+            object.__setattr__(self, "identity", IdentityConfig(**self.identity))
+        for name in ("measurement_std_mm", "acceleration_std_mm_s2", "max_ball_speed_mm_s"):
+            if getattr(self, name) <= 0:
+                raise ValueError(
+                    f"TrackerConfig.{name} must be positive, got {getattr(self, name)}"
+                )
+        if not 0.0 < self.cushion_restitution <= 1.0:
+            raise ValueError(
+                f"TrackerConfig.cushion_restitution must be in (0, 1], "
+                f"got {self.cushion_restitution}"
+            )
