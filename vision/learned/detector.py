@@ -50,7 +50,7 @@ class LearnedDetectorConfig:
     """
 
     long_side: int = 640
-    min_score: float = 0.3
+    min_score: float = 0.25
     max_iou: float = 0.45
     threads: int = 1
     table_margin_mm: float = 30.0
@@ -71,10 +71,13 @@ def _session(path: Path, threads: int) -> Any:
         raise ModelError(f"cannot load detector model {path}: {error}") from None
 
 
-def class_names(metadata: dict[str, str], count: int) -> list[str]:
-    """Class names from an ultralytics export's metadata ("names": "{0: 'cue', ...}")."""
+def class_names(metadata: dict[str, str], count: int | None) -> list[str]:
+    """Class names from an ultralytics export's metadata ("names": "{0: 'cue', ...}"), else
+    by the output's class count (None: unknown, as in a dynamic export)."""
     text = metadata.get("names")
     if text is None:
+        if count is None:
+            raise ModelError("the model names no classes and its output size is not fixed")
         return ["cue", "ball"] if count == 2 else [str(k) for k in range(count)]
     names = ast.literal_eval(text)
     return [str(names[k]) for k in range(len(names))]
@@ -127,7 +130,8 @@ class LearnedBallDetector:
         self.calibration = calibration
         self._session = session
         meta = dict(session.get_modelmeta().custom_metadata_map)
-        count = int(session.get_outputs()[0].shape[1]) - 4
+        channels = session.get_outputs()[0].shape[1]
+        count = int(channels) - 4 if isinstance(channels, int) else None
         self.names = class_names(meta, count)
         if self.names[:1] != ["cue"] or len(self.names) not in (2, NUM_CLASSES):
             raise ModelError(
