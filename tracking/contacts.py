@@ -280,3 +280,46 @@ def last_pass_within(
     entry = along - math.sqrt(max(reach_mm**2 - gap_sq, 0.0) / length_sq)
     entry = min(max(entry, 0.0), along)
     return float(time_s[a] + entry * (time_s[b] - time_s[a]))
+
+
+def jaw_rub(
+    table: TableSpec, xy_mm: FloatArray, pocket_xy_mm: tuple[float, float]
+) -> tuple[str, int] | None:
+    """Which corner-pocket jaw a dropping ball rubbed, from its last sightings.
+
+    The jaws of a corner pocket run on from the cushion noses into the pocket, turned
+    slightly away from the bed. A centre that reaches a cushion line (within a tenth of a
+    radius) beyond the nose, inside the mouth, is pressed against that jaw: a cushion
+    contact just before the drop, too short to bend the path visibly.
+
+    Args:
+        table: the table.
+        xy_mm: (K, 2) the ball's last sighted centres, mm (NaN rows are skipped).
+        pocket_xy_mm: the pocket point it dropped in (corner pockets only: others None).
+
+    Returns:
+        (cushion name, index of the first sighting pressed on the jaw), or None.
+    """
+    px, py = pocket_xy_mm
+    corner = px in (0.0, table.length_mm) and py in (0.0, table.width_mm)
+    if not corner:
+        return None
+    tip = table.corner_mouth_mm / math.sqrt(2.0)
+    slack = 0.1 * table.ball_radius_mm
+    x, y = xy_mm[:, 0], xy_mm[:, 1]
+    valid = np.isfinite(x)
+    # The line x = px (head or foot) beyond its nose, then the line y = py (a side rail).
+    checks = (
+        (np.abs(x - px), np.abs(y - py), (px, py + math.copysign(tip, table.width_mm / 2 - py))),
+        (np.abs(y - py), np.abs(x - px), (px + math.copysign(tip, table.length_mm / 2 - px), py)),
+    )
+    best: tuple[int, str] | None = None
+    for gap, along, nose in checks:
+        pressed = np.flatnonzero(
+            valid
+            & (np.nan_to_num(along, nan=np.inf) < tip)
+            & (np.nan_to_num(gap, nan=np.inf) <= slack)
+        )
+        if len(pressed) and (best is None or pressed[0] < best[0]):
+            best = (int(pressed[0]), str(table.nearest_cushion(*nose)))
+    return None if best is None else (best[1], best[0])

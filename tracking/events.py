@@ -18,7 +18,7 @@ the tracker's statuses; ``shot_end`` once every ball has been at rest for ``sett
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -184,7 +184,7 @@ class EventDetector(StartExplainer):
                 continue
             events += self._hit_into_pocket(int(ball))
             if status == TrackStatus.POCKETED:
-                events += self._last_cushion_before_drop(int(ball))
+                events += self._last_cushion_before_drop(int(ball)) or self._jaw_rub(int(ball))
             frame = int(self._seen_frame[ball]) + 1
             time_s = float(self._seen_time[ball]) + self._dt
             xy = (float(self._seen_xy[ball, 0]), float(self._seen_xy[ball, 1]))
@@ -211,6 +211,18 @@ class EventDetector(StartExplainer):
             for a, b, t, conf in touches
             if self._remember(frozenset((a, b)), t)
         ]
+
+    def _jaw_rub(self, ball: int) -> list[Event]:
+        """A corner jaw the dropping ball was pressed against (`contacts.jaw_rub`)."""
+        count = self._history.count
+        times, _, xy = self._history.window(count - 3 * self._fit_frames, count)
+        xy_seen = (float(self._seen_xy[ball, 0]), float(self._seen_xy[ball, 1]))
+        pocket = self.table.pocket_xy_mm(nearest_pocket(self.table, xy_seen))
+        rub = contacts.jaw_rub(self.table, xy[:, ball], pocket)
+        if rub is None:
+            return []
+        event = self._cushion_event(ball, rub[0], float(times[rub[1]]))
+        return [] if event is None else [replace(event, confidence=0.7)]
 
     def _last_cushion_before_drop(self, ball: int) -> list[Event]:
         """A jaw or cushion hit just before a drop, too late for the usual after-window."""

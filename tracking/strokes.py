@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import TableSpec
+from tracking.event_config import EventConfig
 from tracking.history import PositionHistory
 from tracking.types import Event, EventKind
 from vision.types import CUE
@@ -61,6 +62,7 @@ class HiddenStroke:
     """The unseen-stroke part of `tracking.starts.StartExplainer` (state lives there)."""
 
     table: TableSpec
+    config: EventConfig
     _dt: float
     _in_shot: bool
     _quiet_since: float | None
@@ -109,7 +111,9 @@ class HiddenStroke:
         if self._alive[CUE] and np.isfinite(rest[0]):
             near = {b for b, n in self._pending_starts if abs(n - detected) <= 2}
             together = sorted(({ball} | near | set(np.flatnonzero(self._displaced))) - {CUE})
-            together = [b for b in together if np.isfinite(self._anchor[b, 0])] or [ball]
+            together = self._frozen_to(
+                [b for b in together if np.isfinite(self._anchor[b, 0])] or [ball]
+            )
             first = together[first_reached(rest, self._anchor[together], self._diameter)]
             last = self._cue_last_seen(t_start)
             if last is not None and t_start - last <= _VANISH_S:
@@ -136,6 +140,21 @@ class HiddenStroke:
                 )
             )
         return events
+
+    def _frozen_to(self, balls: list[int]) -> list[int]:
+        """``balls`` and every object ball resting against them, through any chain of
+        touching balls (a rack passes the stroke on: its leading ball may barely move)."""
+        rest = np.where(self._alive[:, None], self._anchor, np.nan)
+        rest[CUE] = np.nan
+        reach = self._diameter + self.config.ball_contact_tolerance_mm
+        found, frontier = set(balls), list(balls)
+        while frontier:
+            distance = np.linalg.norm(rest - rest[frontier.pop()], axis=1)
+            for other in np.flatnonzero(distance <= reach):
+                if int(other) not in found:
+                    found.add(int(other))
+                    frontier.append(int(other))
+        return sorted(found)
 
     @property
     def _diameter(self) -> float:

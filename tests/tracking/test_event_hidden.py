@@ -54,3 +54,15 @@ def test_ball_lost_in_a_shot_and_found_rolling_is_not_disturbed() -> None:
     )
     run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=((4, 0.6, 1.3),)), seed=2)
     assert all(e.kind != EventKind.BALL_DISTURBED for e in run.events), run.events
+
+
+def test_unseen_stroke_into_a_frozen_pair_hits_the_near_ball() -> None:
+    """Cue ball, 1 and 2 in a line with the 1 frozen to the 2: the 1 passes the stroke on
+    and barely moves, only the 2 is seen leaving; the first contact is still the 1."""
+    positions = {0: (800.0, 640.0), 1: (1500.0, 640.0), 2: (1500.0 + DIAMETER, 640.0)}
+    truth = simulate(positions, [(0.2, 0, (3000.0, 0.0))], 1.5)
+    contact = next(e for e in truth.events if e.kind == EventKind.BALL_BALL)
+    hidden = (0, 0.2 + 0.5 / truth.fps, contact.time_s + 3.0 / truth.fps)
+    run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=(hidden,)), seed=5)
+    facts = facts_from_events(run.events, [1, 2], is_break=False)
+    assert facts["first_object_ball_contacted"] == 1, run.events
