@@ -19,8 +19,10 @@ from numpy.typing import NDArray
 
 from calibration.camera import BALL_CENTRE_HEIGHT_MM
 from calibration.io import Calibration
+from calibration.table import TableSpec
 from referee.declarations import DeclarationLog
 from referee.pipeline_calls import CallConfig, CallStage, ShotInput, ShotResult
+from tracking.geometry import pocket_entry
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import Detections, Frame
 
@@ -151,11 +153,27 @@ def _in_play(tracks: TrackSet) -> NDArray[np.bool_]:
     return mask
 
 
-def _moving_ball_lost(tracks: TrackSet, min_speed_mm_s: float) -> bool:
-    """Whether some ball is hidden from the detector while the tracker thinks it moves."""
+_DROP_HORIZON_S = 0.2
+"""A lost ball whose path enters a pocket within this time is dropping, not lost."""
+
+
+def _moving_ball_lost(tracks: TrackSet, min_speed_mm_s: float, table: TableSpec) -> bool:
+    """Whether some ball is hidden from the detector while the tracker thinks it moves,
+    other than one heading into a pocket mouth (it is dropping: a full-table search, some
+    60 ms, would not find it, and the windows around its prediction cover a rattle)."""
     coasting = tracks.status == TrackStatus.OCCLUDED
     speed = np.hypot(tracks.velocity_mm_s[:, 0], tracks.velocity_mm_s[:, 1])
-    return bool(np.any(coasting & (speed > min_speed_mm_s)))
+    lost = coasting & (speed > min_speed_mm_s)
+    if not lost.any():
+        return False
+    entering = pocket_entry(
+        table,
+        tracks.xy_mm[lost],
+        tracks.velocity_mm_s[lost],
+        _DROP_HORIZON_S,
+        min(table.corner_mouth_mm, table.side_mouth_mm),
+    )
+    return bool(np.any(entering < 0))
 
 
 class Pipeline:
@@ -193,6 +211,8 @@ class Pipeline:
         self._last_full_search_s = -np.inf
         self.totals_ms = dict.fromkeys(STAGES, 0.0)
         self.frames = 0
+        self.full_searches = 0
+        """How many frames the detector searched the whole table (the expensive search)."""
 
     def process(self, frame: Frame) -> FrameResult:
         """Run every stage on one frame."""
@@ -209,7 +229,9 @@ class Pipeline:
         shots = tuple(self.calls.judge(shot_input(r)) for r in records)
         t5 = clock()
         self._hint = tracks.xy_px[_in_play(tracks)]
-        self._moving_ball_lost = _moving_ball_lost(tracks, self.config.lost_ball_speed_mm_s)
+        self._moving_ball_lost = _moving_ball_lost(
+            tracks, self.config.lost_ball_speed_mm_s, self.calibration.table
+        )
         timing = {
             stage: 1000.0 * (b - a)
             for stage, a, b in zip(STAGES, (t0, t1, t2, t3, t4), (t1, t2, t3, t4, t5), strict=True)
@@ -237,6 +259,7 @@ class Pipeline:
         )
         if due:
             self._last_full_search_s = frame.time_s
+            self.full_searches += 1
             return None
         return self._hint
 

@@ -13,7 +13,8 @@ from calibration.camera import BALL_CENTRE_HEIGHT_MM, CameraModel
 from calibration.io import Calibration
 from calibration.table import TableSpec
 from referee.declarations import parse_declarations
-from referee.pipeline import Pipeline, PipelineConfig, ShotInput, Stages
+from referee.pipeline import Pipeline, PipelineConfig, Stages, Tracker
+from referee.pipeline_calls import ShotInput
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import Detections, Frame
 
@@ -29,7 +30,7 @@ def _calibration() -> Calibration:
         focal_px=200.0,
     )
     corners = {k: tuple(camera.project(np.array(v))[0]) for k, v in TABLE.corners_xy_mm().items()}
-    return Calibration(TABLE, camera, corners)  # type: ignore[arg-type]
+    return Calibration(TABLE, camera, corners)
 
 
 class FakeDetector:
@@ -267,3 +268,42 @@ def test_a_lost_moving_ball_brings_full_searches_at_the_configured_rate() -> Non
         pipeline.process(_frame(index))  # 60 fps: 0.05 s is every third frame
     full = [i for i, hint in enumerate(detector.hints) if hint is None]
     assert full == [0, 3, 6, 9, 12]  # frame 12 follows the last lost frame (11)
+
+
+class DroppingBallTracker:
+    """The 6 vanishes at 1.5 m/s in the foot-right pocket mouth from frame 2 on."""
+
+    def update(self, detections: Detections, frame: int, time_s: float) -> TrackSet:
+        lost = frame >= 2
+        table = TableSpec()
+        return TrackSet(
+            frame,
+            time_s,
+            np.array([0, 6]),
+            np.array([[635.0, 635.0], [table.length_mm - 40.0, 40.0]]),
+            np.array([[0.0, 0.0], [1060.0, -1060.0]]),
+            np.array([[100.0, 90.0], [200.0, 60.0]]),
+            np.array(
+                [TrackStatus.ON_TABLE, TrackStatus.OCCLUDED if lost else TrackStatus.ON_TABLE],
+                dtype=object,
+            ),
+        )
+
+
+@pytest.mark.parametrize(
+    ("tracker", "expected"),
+    [(LostMovingCueTracker(), [0, 3, 6, 9, 12]), (DroppingBallTracker(), [0])],
+    ids=["lost-on-the-bed", "dropping-into-a-pocket"],
+)
+def test_full_searches_only_for_a_moving_ball_lost_on_the_bed(
+    tracker: Tracker, expected: list[int]
+) -> None:
+    detector = FakeDetector()
+    stages = Stages(tracker=tracker, events=ScriptedEvents({}), segmenter=ScriptedShots({}))
+    config = PipelineConfig(full_search_every_frames=1000, lost_search_every_s=0.05)
+    pipeline = Pipeline(_calibration(), config, detector, None, stages)
+    for index in range(16):
+        pipeline.process(_frame(index))
+    full = [i for i, hint in enumerate(detector.hints) if hint is None]
+    assert full == expected
+    assert pipeline.full_searches == len(expected)
