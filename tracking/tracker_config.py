@@ -98,7 +98,7 @@ class TrackerConfig:
     cushion_restitution_std: float = 0.15
     max_coast_s: float = 0.5
     pocket_capture_mm: float = 90.0
-    pocket_confirm_s: float = 0.3
+    pocket_confirm_s: float = 0.5
     pocket_horizon_s: float = 0.12
     off_table_margin_mm: float = 15.0
     off_table_confirm_s: float = 0.5

@@ -297,11 +297,31 @@ def test_a_ball_lost_heading_into_a_pocket_is_not_found_across_the_table() -> No
     for frame in range(12):
         x, y = length - 300.0 + 20.0 * frame, 300.0 - 20.0 * frame
         tracks = tracker.update(_frame([(x, y, {6: 0.95})]), frame, frame / 60)
-    for frame in range(12, 30):
-        look_alike = (1300.0 - 20.0 * (frame - 12), 560.0)
+    dropped = False
+    for frame in range(12, 60):
+        look_alike = (1300.0 - 10.0 * (frame - 12), 560.0)
         tracks = tracker.update(_frame([(*look_alike, {6: 0.85})]), frame, frame / 60)
         if 6 in tracks.ball.tolist():
             row = tracks.ball.tolist().index(6)
             assert tracks.xy_mm[row, 0] > length - 200.0
-    statuses = {str(s) for s in tracks.status}
-    assert 6 not in tracks.ball.tolist() or statuses <= {"pocketed"}
+            dropped |= tracks.status[row] == TrackStatus.POCKETED
+    assert dropped
+
+
+def test_a_ball_rattling_in_the_jaws_and_coming_back_is_not_pocketed() -> None:
+    # The 5 runs along the head cushion into the head-left corner at 2 m/s, is lost in the
+    # jaws for 0.35 s (the detector does not see it there) and rolls back out.
+    tracker = BallTracker(TABLE)
+    statuses = []
+    for frame in range(10):
+        x = 600.0 - 60.0 * frame
+        statuses.append(tracker.update(_frame([(x, 60.0, {5: 0.95})]), frame, frame / 30).status)
+    for frame in range(10, 21):
+        statuses.append(tracker.update(_frame([]), frame, frame / 30).status)
+    for frame in range(21, 30):
+        x = 40.0 + 12.0 * (frame - 21)
+        tracks = tracker.update(_frame([(x, 45.0, {5: 0.95})]), frame, frame / 30)
+        statuses.append(tracks.status)
+    assert all(TrackStatus.POCKETED not in s for s in statuses)
+    assert tracks.ball.tolist() == [5]
+    assert tracks.status[0] == TrackStatus.ON_TABLE
