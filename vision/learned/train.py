@@ -127,7 +127,7 @@ def train_detector(data_yaml: Path, out: Path, spec: TrainSpec) -> dict[str, Any
     ultralytics = _ultralytics(spec.threads)
     started = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
-    model = ultralytics.YOLO(str(spec.init if spec.init is not None else spec.model_yaml))
+    model = ultralytics.YOLO(str(spec.model_yaml))
     model.train(
         data=str(data_yaml),
         epochs=spec.epochs,
@@ -142,7 +142,7 @@ def train_detector(data_yaml: Path, out: Path, spec: TrainSpec) -> dict[str, Any
         exist_ok=True,
         plots=False,
         amp=False,
-        pretrained=False,
+        pretrained=str(spec.init) if spec.init is not None else False,
         flipud=0.5,
         close_mosaic=max(1, spec.epochs // 5),
         warmup_epochs=0.0 if spec.init is not None else 3.0,
