@@ -18,17 +18,18 @@ the tracker's statuses; ``shot_end`` once every ball has been at rest for ``sett
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import TableSpec
 from tracking import contacts
+from tracking.drops import DropExplainer
 from tracking.event_config import EventConfig
-from tracking.geometry import in_pocket_mouth, nearest_pocket
+from tracking.geometry import in_pocket_mouth
 from tracking.history import FloatArray, PositionHistory, fit_lines
-from tracking.starts import Path, StartExplainer
+from tracking.starts import Path
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import NUM_CLASSES
 
@@ -51,7 +52,7 @@ class _Kink:
     after: tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]]
 
 
-class EventDetector(StartExplainer):
+class EventDetector(DropExplainer):
     """Infer physical events from consecutive `TrackSet`s of one camera.
 
     Args:
@@ -172,98 +173,6 @@ class EventDetector(StartExplainer):
         # Back in a shot (lost, then found rolling): still moving, not a fresh start.
         self._moving[returned] = self._in_shot
         self._alive = alive
-
-    def _removals(self, trackset: TrackSet) -> list[Event]:
-        events = []
-        kinds = {
-            TrackStatus.POCKETED: EventKind.BALL_POCKET,
-            TrackStatus.OFF_TABLE: EventKind.BALL_OFF_TABLE,
-        }
-        for ball, status in zip(trackset.ball, trackset.status, strict=True):
-            if status not in kinds:
-                continue
-            events += self._hit_into_pocket(int(ball))
-            if status == TrackStatus.POCKETED:
-                events += self._last_cushion_before_drop(int(ball)) or self._jaw_rub(int(ball))
-            frame = int(self._seen_frame[ball]) + 1
-            time_s = float(self._seen_time[ball]) + self._dt
-            xy = (float(self._seen_xy[ball, 0]), float(self._seen_xy[ball, 1]))
-            pocket = str(nearest_pocket(self.table, xy)) if status == TrackStatus.POCKETED else None
-            events.append(Event(frame, time_s, kinds[status], (int(ball),), pocket=pocket))
-        return events
-
-    def _hit_into_pocket(self, ball: int) -> list[Event]:
-        """The contact that sent a resting ball (one on a pocket lip) away before it had
-        been seen moving long enough to start: it left the table within a frame or two."""
-        if not self._in_shot or self._moving[ball] or not np.isfinite(self._anchor[ball, 0]):
-            return []
-        if any(b == ball for b, _ in self._pending_starts):
-            return []
-        count = self._history.count
-        detected = int(self._displaced_at[ball]) if self._displaced[ball] else count - 1
-        seen_s = float(self._seen_time[ball])
-        left_s = float(self._start_floor[ball]) if self._displaced[ball] else seen_s
-        t_start = left_s + 0.5 * self._dt
-        touches = self._find_touchers(ball, detected, t_start, self._fit_frames)
-        touches = touches or self._find_touchers(ball, detected, t_start, 2)
-        return [
-            Event(self._frame_of(t), t, EventKind.BALL_BALL, (a, b), confidence=conf)
-            for a, b, t, conf in touches
-            if self._remember(frozenset((a, b)), t)
-        ]
-
-    def _jaw_rub(self, ball: int) -> list[Event]:
-        """A corner jaw the dropping ball was pressed against (`contacts.jaw_rub`)."""
-        count = self._history.count
-        times, _, xy = self._history.window(count - 3 * self._fit_frames, count)
-        xy_seen = (float(self._seen_xy[ball, 0]), float(self._seen_xy[ball, 1]))
-        pocket = self.table.pocket_xy_mm(nearest_pocket(self.table, xy_seen))
-        rub = contacts.jaw_rub(self.table, xy[:, ball], pocket)
-        if rub is None:
-            return []
-        event = self._cushion_event(ball, rub[0], float(times[rub[1]]))
-        return [] if event is None else [replace(event, confidence=0.7)]
-
-    def _last_cushion_before_drop(self, ball: int) -> list[Event]:
-        """A jaw or cushion hit just before a drop, too late for the usual after-window."""
-        count, k = self._history.count, self._fit_frames
-        times, _, xy = self._history.window(count - 3 * k, count)
-        seen = np.flatnonzero(np.isfinite(xy[:, ball, 0]))
-        best: tuple[float, int] = (0.0, -1)
-        for split in range(2, len(seen) - 1):
-            before = fit_lines(times[seen[:split]], xy[seen[:split], ball][:, None])
-            after = fit_lines(times[seen[split:]], xy[seen[split:], ball][:, None])
-            change = float(np.linalg.norm(after[2][0] - before[2][0]))
-            best = max(best, (change, split))
-        if best[1] < 0:
-            return []
-        split = best[1]
-        before = fit_lines(times[seen[:split]], xy[seen[:split], ball][:, None])
-        after = fit_lines(times[seen[split:]], xy[seen[split:], ball][:, None])
-        speed = max(float(np.linalg.norm(before[2][0])), float(np.linalg.norm(after[2][0])))
-        threshold = (
-            self.config.kink_min_speed_change_mm_s + self.config.kink_relative_speed_change * speed
-        )
-        if best[0] < threshold + 2.5 * self._kink_noise_mm_s(2):
-            return []
-        path_b: Path = (float(before[0][0]), before[1][0], before[2][0])
-        t_kink = contacts.line_intersection_time(
-            path_b, (float(after[0][0]), after[1][0], after[2][0])
-        )
-        if t_kink is None:
-            return []
-        at = path_b[1] + path_b[2] * (t_kink - path_b[0])
-        reach = self.table.ball_radius_mm + self.config.cushion_tolerance_mm
-        velocities = (before[2][0], after[2][0])
-        side, fit = contacts.cushion_score(self.table, at, velocities, reach)
-        jaw, jaw_fit = contacts.jaw_score(self._jaw_tips, at, velocities, reach)
-        if max(fit, jaw_fit) < self.config.explain_min_cosine:
-            return []
-        if jaw is not None and jaw_fit > fit:
-            event = self._cushion_event(ball, jaw, t_kink)
-        else:
-            event = self._cushion_contact(ball, side, path_b, t_kink)
-        return [] if event is None else [event]
 
     def _remember(self, pair: frozenset[int], time_s: float) -> bool:
         """Record a ball-ball contact; False when the same pair was already reported."""
