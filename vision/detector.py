@@ -114,7 +114,7 @@ class DetectorConfig:
     still_change_ratio: float = 0.5
     still_changed_share: float = 0.002
     still_max_age_s: float = 1.0
-    full_refresh_s: float = 10.0
+    full_refresh_s: float = 2.0
     identifier: IdentifierConfig = field(default_factory=IdentifierConfig)
 
 
