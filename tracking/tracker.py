@@ -91,6 +91,7 @@ class BallTracker:
         self._time_s: float | None = None
         std = self.config.measurement_std_mm
         self._R = np.eye(2) * std**2
+        self._det_R = float(np.linalg.det(self._R))
         speed_cap = self.config.max_ball_speed_mm_s
         self._variance_cap = np.array([float(table.length_mm) ** 2] * 2 + [speed_cap**2] * 2)
         self._cushion = CushionModel(
@@ -187,7 +188,7 @@ class BallTracker:
         )
         gates = TrackGates(
             jump_mm + config.association.gate_sigmas * sigma_mm,
-            0.5 * np.log(np.linalg.det(S) / np.linalg.det(self._R)),
+            0.5 * np.log((S[:, 0, 0] * S[:, 1, 1] - S[:, 0, 1] ** 2) / self._det_R),
         )
         class_prob = dets.class_prob.T[idx].astype(np.float64) * dets.confidence[None, :]
         cost = association_cost(d_sq, distance, class_prob, gates, config.association)
