@@ -46,12 +46,17 @@ class ShotConfig:
             shooter by the rules, I-07).
         rack_extent_mm: a shot is a break when all ten object balls lie within this distance
             of the foot spot at the strike. Raising it accepts looser racks.
+        rack_min_balls: how many of the ten racked balls must be seen (the others hidden or
+            missed by the detector) for the shot to count as a break; all ten are then taken
+            to be on the table. Lowering it recognises breaks seen worse, with more risk of
+            calling a tight cluster a rack.
         history_s: how much track history is kept to look up the state at the strike.
     """
 
     moving_at_strike_speed_mm_s: float = 100.0
     simultaneous_contact_s: float = SIMULTANEOUS_CONTACT_S
     rack_extent_mm: float = 240.0
+    rack_min_balls: int = 8
     history_s: float = 2.0
 
 
@@ -321,12 +326,10 @@ class ShotSegmenter:
         on_table = tuple(sorted(int(b) for b in tracks.ball[in_play] if b != CUE))
         speed = np.linalg.norm(tracks.velocity_mm_s, axis=1) if len(tracks) else np.zeros(0)
         fast = in_play & (speed >= self.config.moving_at_strike_speed_mm_s) & (tracks.ball != CUE)
-        shot = _OpenShot(
-            strike,
-            on_table,
-            self._is_break(tracks, in_play),
-            sorted(int(b) for b in tracks.ball[fast]),
-        )
+        is_break = self._is_break(tracks, in_play)
+        if is_break:
+            on_table = tuple(range(1, 11))  # a rack holds all ten, seen or not
+        shot = _OpenShot(strike, on_table, is_break, sorted(int(b) for b in tracks.ball[fast]))
         early = strike.time_s - STRIKE_TIME_TOLERANCE_S
         shot.events = [
             strike,
@@ -337,7 +340,7 @@ class ShotSegmenter:
 
     def _is_break(self, tracks: TrackSet, in_play: NDArray[np.bool_]) -> bool:
         objects = in_play & (tracks.ball != CUE)
-        if int(objects.sum()) != 10:
+        if not self.config.rack_min_balls <= int(objects.sum()) <= 10:
             return False
         distance = np.linalg.norm(
             tracks.xy_mm[objects] - np.asarray(self.table.foot_spot_mm), axis=1

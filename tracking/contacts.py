@@ -288,8 +288,8 @@ def jaw_rub(
     """Which corner-pocket jaw a dropping ball rubbed, from its last sightings.
 
     The jaws of a corner pocket run on from the cushion noses into the pocket, turned
-    slightly away from the bed. A centre that reaches a cushion line (within a tenth of a
-    radius) beyond the nose, inside the mouth, is pressed against that jaw: a cushion
+    slightly away from the bed. A centre that reaches a cushion line beyond the nose, inside
+    the mouth, is pressed against that jaw: a cushion
     contact just before the drop, too short to bend the path visibly.
 
     Args:
@@ -305,13 +305,16 @@ def jaw_rub(
     if not corner:
         return None
     tip = table.corner_mouth_mm / math.sqrt(2.0)
-    slack = 0.1 * table.ball_radius_mm
+    slack = 0.0
     x, y = xy_mm[:, 0], xy_mm[:, 1]
     valid = np.isfinite(x)
     # The line x = px (head or foot) beyond its nose, then the line y = py (a side rail).
+    # Signed distance inside each line (negative beyond it), and distance along it.
+    inside_x = (x - px) * math.copysign(1.0, table.length_mm / 2 - px)
+    inside_y = (y - py) * math.copysign(1.0, table.width_mm / 2 - py)
     checks = (
-        (np.abs(x - px), np.abs(y - py), (px, py + math.copysign(tip, table.width_mm / 2 - py))),
-        (np.abs(y - py), np.abs(x - px), (px + math.copysign(tip, table.length_mm / 2 - px), py)),
+        (inside_x, np.abs(y - py), (px, py + math.copysign(tip, table.width_mm / 2 - py))),
+        (inside_y, np.abs(x - px), (px + math.copysign(tip, table.length_mm / 2 - px), py)),
     )
     best: tuple[int, str] | None = None
     for gap, along, nose in checks:

@@ -224,8 +224,11 @@ class StartExplainer(HiddenStroke):
         config = self.config
         noise_floor = 3.0 * self._kink_noise_mm_s(self._fit_frames) / math.sqrt(2.0)
         rested_s = t_start - self._rest_since[ball]
-        # A ball still creeping to a stop cannot speed up past a strike's speed.
-        creeping = rested_s < config.disturb_min_rest_s and speed < config.strike_min_speed_mm_s
+        # Soon after a rest, a start is the ball creeping on (or a slow bounce taken for a
+        # rest), unless the cue ball leaves far faster than either: a stroke.
+        creeping = rested_s < config.disturb_min_rest_s and (
+            ball != CUE or speed < 3.0 * config.strike_min_speed_mm_s
+        )
         if speed < max(config.start_min_speed_mm_s, noise_floor) or creeping:
             return None
         ended = self._end_quiet_shot(ball, t_start)

@@ -252,3 +252,23 @@ def test_ball_seen_back_on_the_bed_after_its_drop_was_not_pocketed(
                 where[8] = seen_at
         records += segmenter.update(stream.get(frame, []), _tracks(frame, where))
     assert [p["ball"] for p in records[0].facts["pocketed"]] == pocketed
+
+
+@pytest.mark.parametrize(("missing", "is_break"), [((), True), ((6,), True), ((2, 6, 9), False)])
+def test_break_is_recognised_with_a_racked_ball_unseen(
+    missing: tuple[int, ...], is_break: bool
+) -> None:
+    """A detector that misses one or two racked balls still sees a break (all ten balls are
+    then on the table); with most of the rack unseen it is not sure."""
+    rack = {b: xy for b, xy in TABLE.rack_positions_mm().items() if b not in missing}
+    positions = {**rack, 0: (600.0, 640.0)}
+    segmenter = ShotSegmenter(TABLE)
+    records = []
+    for frame in range(10, 40):
+        events = [strike(20 / 60)] if frame == 25 else []
+        if frame == 39:
+            events = [Event(39, 39 / 60, EventKind.SHOT_END)]
+        records += segmenter.update(events, _tracks(frame, positions))
+    assert records[0].is_break == is_break
+    if is_break:
+        assert records[0].balls_on_table_at_start == tuple(range(1, 11))

@@ -18,8 +18,8 @@ L, W = TABLE.length_mm, TABLE.width_mm
 @pytest.mark.parametrize(
     ("last_xy", "want"),
     [
-        ((L - 1.0, 40.0), "foot"),  # pressed on the foot jaw of the foot-left pocket
-        ((L - 30.0, 2.0), "left_foot"),  # on the left rail's jaw
+        ((L + 1.0, 40.0), "foot"),  # pressed on the foot jaw of the foot-left pocket
+        ((L - 30.0, -0.5), "left_foot"),  # on the left rail's jaw
         ((L - 20.0, 20.0), None),  # down the middle of the mouth
         ((L - 1.0, 150.0), None),  # on the foot cushion line but outside the mouth
     ],
