@@ -62,6 +62,13 @@ class Event:
     pocket: str | None = None
     confidence: float = 1.0
 
+    def __post_init__(self) -> None:
+        # Ball numbers often come out of numpy (argmin, array rows); keep them Python ints so
+        # every consumer (shot facts, JSON writers, the rules engine) sees plain numbers.
+        object.__setattr__(self, "balls", tuple(int(b) for b in self.balls))
+        object.__setattr__(self, "time_s", float(self.time_s))
+        object.__setattr__(self, "frame", int(self.frame))
+
     def to_json(self) -> dict[str, Any]:
         """The events.jsonl object of design.md §5."""
         out: dict[str, Any] = {
