@@ -110,7 +110,8 @@ class HiddenStroke:
         first, sure, t_strike = ball, 0.4, t_start
         if self._alive[CUE] and np.isfinite(rest[0]):
             near = {b for b, n in self._pending_starts if abs(n - detected) <= 2}
-            together = sorted(({ball} | near | set(np.flatnonzero(self._displaced))) - {CUE})
+            displaced = {int(b) for b in np.flatnonzero(self._displaced)}
+            together = sorted(({ball} | near | displaced) - {CUE})
             together = self._frozen_to(
                 [b for b in together if np.isfinite(self._anchor[b, 0])] or [ball]
             )
