@@ -43,7 +43,11 @@ class IdentifierConfig:
         white_relative: smallest lightness of a white pixel as a share of the ball's own
             brightest (95th percentile); shading darkens the far side of white balls.
         solid_white_max: most white a solid shows (its number circle facing the camera).
-        stripe_white_min: least white a stripe shows (its band facing the camera).
+        stripe_white_min: least white a stripe shows when its caps face the camera.
+        stripe_band_cost: what showing no white at all costs a stripe (squared sigmas): a
+            stripe whose band faces the camera shows no white and looks like the solid of
+            its colour, so missing white only makes the stripe less likely than that solid,
+            never less likely than a ball of another colour.
         cue_white_min: least white the cue ball shows (its shaded rim is not white).
         exclusive: make each frame's probabilities consistent with one ball per class.
     """
@@ -56,6 +60,7 @@ class IdentifierConfig:
     white_relative: float = 0.6
     solid_white_max: float = 0.16
     stripe_white_min: float = 0.3
+    stripe_band_cost: float = 4.0
     cue_white_min: float = 0.7
     exclusive: bool = True
 
@@ -185,7 +190,12 @@ def class_scores(
     # The cue ball has no colour to compare: its non-white pixels are its shaded rim.
     colour_cost[:, CUE] = np.minimum(colour_cost[:, CUE], 4.0)
     solid_cost = (np.maximum(white - config.solid_white_max, 0.0) / 0.06) ** 2
-    stripe_cost = (np.maximum(config.stripe_white_min - white, 0.0) / 0.07) ** 2
+    # Quadratic near the threshold, then linear up to `stripe_band_cost` at no white at all:
+    # still ordered (the whiter of two yellow balls is the 9), never prohibitive.
+    missing = np.maximum(config.stripe_white_min - white, 0.0)
+    stripe_cost = np.minimum(
+        (missing / 0.07) ** 2, config.stripe_band_cost * missing / config.stripe_white_min
+    )
     stripe_cost += (np.maximum(white - 0.85, 0.0) / 0.05) ** 2
     cue_cost = (np.maximum(config.cue_white_min - white, 0.0) / 0.08) ** 2
     white_cost = np.where(_SOLIDS[None, :], solid_cost, 0.0)

@@ -98,3 +98,31 @@ def test_exclusive_probabilities_are_distributions_with_distinct_labels(raw: np.
 def test_empty_frame() -> None:
     assert Identifier().identify([]).shape == (0, NUM_CLASSES)
     assert exclusive_probabilities(np.zeros((0, NUM_CLASSES))).shape == (0, NUM_CLASSES)
+
+
+@pytest.mark.parametrize(
+    ("solid", "stripe"),
+    [
+        pytest.param(1, 9, id="9-band-up"),
+        pytest.param(
+            2,
+            10,
+            id="10-band-up",
+            marks=pytest.mark.xfail(
+                strict=True, reason="blue and purple are too close: the 4 still wins (issue 4)"
+            ),
+        ),
+    ],
+)
+def test_a_stripe_showing_its_band_keeps_its_colour(solid: int, stripe: int) -> None:
+    """A stripe whose band faces the camera shows almost no white; beside its solid it is
+    the stripe (the whiter of the two), not the absent ball of the nearest other colour
+    (5 orange, 4 purple): missing white must cost less than a wrong colour."""
+    identifier = Identifier(IdentifierConfig(palette="standard"))
+    pixels = [
+        ball_pixels(solid, "standard", 0.0, 1),
+        ball_pixels(stripe, "standard", 0.02, 2),
+        ball_pixels(0, "standard", 0.95, 3),
+    ]
+    labels = np.argmax(identifier.identify(pixels), axis=1)
+    assert list(labels) == [solid, stripe, 0]
