@@ -46,17 +46,18 @@ class ShotConfig:
             shooter by the rules, I-07).
         rack_extent_mm: a shot is a break when all ten object balls lie within this distance
             of the foot spot at the strike. Raising it accepts looser racks.
-        rack_min_balls: how many of the ten racked balls must be seen (the others hidden or
-            missed by the detector) for the shot to count as a break; all ten are then taken
-            to be on the table. Lowering it recognises breaks seen worse, with more risk of
-            calling a tight cluster a rack.
+        rack_min_balls: how many of the ten racked balls must be seen (the others hidden
+            behind the rack from a low or corner camera, or missed by the detector), all
+            within ``rack_extent_mm`` and no other object ball seen, for the shot to count as
+            a break; all ten are then taken to be on the table. Lowering it recognises breaks
+            seen worse, with more risk of calling a tight cluster a rack.
         history_s: how much track history is kept to look up the state at the strike.
     """
 
     moving_at_strike_speed_mm_s: float = 100.0
     simultaneous_contact_s: float = SIMULTANEOUS_CONTACT_S
     rack_extent_mm: float = 240.0
-    rack_min_balls: int = 8
+    rack_min_balls: int = 5
     history_s: float = 2.0
 
 
@@ -261,6 +262,7 @@ class ShotSegmenter:
         self._history: deque[TrackSet] = deque()
         self._loose: deque[Event] = deque(maxlen=256)
         self._open: _OpenShot | None = None
+        self._removed: set[int] = set()
         self._count = 0
 
     @property
@@ -272,12 +274,20 @@ class ShotSegmenter:
         """Take one frame's new events and tracks; return the shots that ended."""
         self._remember(trackset)
         self._cancel_false_drops(trackset)
+        if self._open is None:
+            self._back_on_table(trackset)
         finished = []
         for event in sorted(events, key=lambda e: e.time_s):
             record = self._take(event)
             if record is not None:
                 finished.append(record)
         return finished
+
+    def _back_on_table(self, trackset: TrackSet) -> None:
+        """Balls removed by an earlier shot that are seen on the bed again (a spotted 10)."""
+        if self._removed and len(trackset):
+            seen = trackset.ball[trackset.status == TrackStatus.ON_TABLE]
+            self._removed -= {int(b) for b in seen}
 
     def _cancel_false_drops(self, trackset: TrackSet) -> None:
         """Drop the removal events of balls seen back on the bed, away from every pocket:
@@ -352,9 +362,14 @@ class ShotSegmenter:
         assert shot is not None
         self._open = None
         self._count += 1
+        # A ball the camera missed at the strike (hidden in a rack seen from a corner) that
+        # takes part in the shot was on the table, unless an earlier shot removed it.
+        seen_in_shot = {b for e in shot.events for b in e.balls if b != CUE}
+        shot.on_table = tuple(sorted(set(shot.on_table) | (seen_in_shot - self._removed)))
         facts, confidence = facts_with_confidence(
             shot.events, shot.on_table, shot.is_break, self.config.simultaneous_contact_s
         )
+        self._removed |= {e.balls[0] for e in shot.events if e.kind.removes_ball()}
         facts["balls_moving_at_strike"] = [b for b in shot.moving if b in shot.on_table]
         return ShotRecord(
             shot=self._count,

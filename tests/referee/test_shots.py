@@ -254,7 +254,10 @@ def test_ball_seen_back_on_the_bed_after_its_drop_was_not_pocketed(
     assert [p["ball"] for p in records[0].facts["pocketed"]] == pocketed
 
 
-@pytest.mark.parametrize(("missing", "is_break"), [((), True), ((6,), True), ((2, 6, 9), False)])
+@pytest.mark.parametrize(
+    ("missing", "is_break"),
+    [((), True), ((6,), True), ((2, 6, 9), True), ((1, 2, 3, 5, 6, 9), False)],
+)
 def test_break_is_recognised_with_a_racked_ball_unseen(
     missing: tuple[int, ...], is_break: bool
 ) -> None:
@@ -272,3 +275,25 @@ def test_break_is_recognised_with_a_racked_ball_unseen(
     assert records[0].is_break == is_break
     if is_break:
         assert records[0].balls_on_table_at_start == tuple(range(1, 11))
+
+
+def test_ball_unseen_at_the_strike_but_hit_in_the_shot_is_on_the_table() -> None:
+    """A ball the camera missed at the strike takes part in the shot: its contacts count;
+    a ball an earlier shot pocketed does not come back by a stray event."""
+    positions = {0: (600.0, 640.0), 3: (1500.0, 300.0), 8: (2000.0, 900.0)}
+    segmenter = ShotSegmenter(TABLE)
+    stream = {
+        12: [strike(11 / 60)],
+        14: [hit(13 / 60, 0, 8)],
+        20: [drop(19 / 60, 8)],
+        30: [Event(30, 30 / 60, EventKind.SHOT_END)],
+        40: [strike(39 / 60)],
+        42: [hit(41 / 60, 0, 8), hit(41.5 / 60, 0, 5)],
+        60: [Event(60, 60 / 60, EventKind.SHOT_END)],
+    }
+    records = []
+    for frame in range(5, 65):
+        where = {b: xy for b, xy in positions.items() if not (b == 8 and frame >= 20)}
+        records += segmenter.update(stream.get(frame, []), _tracks(frame, where))
+    assert records[1].facts["first_object_ball_contacted"] == 5
+    assert 5 in records[1].balls_on_table_at_start and 8 not in records[1].balls_on_table_at_start
