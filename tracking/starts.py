@@ -85,6 +85,9 @@ class StartExplainer(HiddenStroke):
             self._anchor[ball] = p[0] if n[0] else anchor
             self._anchor_weight[ball] = 1.0
             return []
+        found = self._cue_found_far(times, xy[:, CUE]) if ball == CUE else None
+        if found is not None:
+            return found
         if self._relocated(ball, (times, xy[:, ball]), v[0]):
             # Put down by hand: it rests where it was last seen.
             self._moving[ball] = False

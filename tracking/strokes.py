@@ -80,10 +80,14 @@ class HiddenStroke:
         raise NotImplementedError
 
     def _cue_last_seen(self, time_s: float) -> float | None:
-        """When the cue ball was last seen at or before ``time_s`` (None: not in history)."""
+        """When the cue ball was last seen at its rest spot at or before ``time_s`` (None: not
+        in the history)."""
         count = self._history.count
         times, _, xy = self._history.window(count - self._history.capacity, count)
-        seen = np.flatnonzero(np.isfinite(xy[:, CUE, 0]) & (times <= time_s + 1e-9))
+        # Only sightings at its spot count: found far along, it already left unseen.
+        near = np.linalg.norm(xy[:, CUE] - self._anchor[CUE], axis=1) <= 2.0 * self._diameter
+        at_spot = near | ~np.isfinite(self._anchor[CUE, 0])
+        seen = np.flatnonzero(np.isfinite(xy[:, CUE, 0]) & at_spot & (times <= time_s + 1e-9))
         return float(times[seen[-1]]) if len(seen) else None
 
     def _cue_unseen_at(self, time_s: float) -> bool:
@@ -95,6 +99,23 @@ class HiddenStroke:
         count = self._history.count
         latest = self._history.window(count - 1, count)[2]
         return bool(len(latest) and not np.isfinite(latest[0, CUE, 0]))
+
+    def _cue_found_far(self, times: FloatArray, cue_xy: FloatArray) -> list[Event] | None:
+        """The cue ball vanished from rest and is found far along while object balls leave:
+        the stroke and its first contact happened out of sight (`_hidden_stroke`)."""
+        seen = np.flatnonzero(np.isfinite(cue_xy[:, 0]))
+        if self._in_shot or not len(seen) or not np.isfinite(self._anchor[CUE, 0]):
+            return None
+        found_s = float(times[seen[0]])
+        last = self._cue_last_seen(found_s - 0.5 * self._dt)
+        far = float(np.linalg.norm(cue_xy[seen[0]] - self._anchor[CUE])) > 2.0 * self._diameter
+        if last is None or not (1.5 * self._dt < found_s - last <= _VANISH_S) or not far:
+            return None
+        leaving = [(n, b) for b, n in self._pending_starts if b != CUE]
+        if not leaving:
+            return None
+        detected, ball = min(leaving)
+        return self._hidden_stroke(ball, detected, found_s - self._dt)
 
     def _hidden_stroke(self, ball: int, detected: int, t_start: float) -> list[Event]:
         """A stroke out of sight: ``ball`` left its spot while the cue ball was not seen.

@@ -14,10 +14,13 @@ from tracking.types import EventKind
 DIAMETER = TABLE.ball_diameter_mm
 
 
+@pytest.mark.parametrize("found_after", [0.5, 2.5], ids=["found-at-once", "found-later"])
 @pytest.mark.parametrize(
     "cue_y", [650.0, 420.0, 860.0], ids=["straight", "from-left", "from-right"]
 )
-def test_break_with_the_cue_ball_unseen_until_after_the_rack(cue_y: float) -> None:
+def test_break_with_the_cue_ball_unseen_until_after_the_rack(
+    cue_y: float, found_after: float
+) -> None:
     """The cue ball vanishes at its strike and is next seen after it met the rack: the
     strike is put where it vanished and the first contact is the ball its path meets first."""
     positions = {**TABLE.rack_positions_mm(), 0: (600.0, cue_y)}
@@ -25,7 +28,7 @@ def test_break_with_the_cue_ball_unseen_until_after_the_rack(cue_y: float) -> No
     velocity = 8000.0 * aim / np.linalg.norm(aim)
     truth = simulate(positions, [(0.2, 0, (float(velocity[0]), float(velocity[1])))], 2.5)
     contact = next(e for e in truth.events if e.kind == EventKind.BALL_BALL)
-    hidden = (0, 0.2 + 0.5 / truth.fps, contact.time_s + 2.5 / truth.fps)
+    hidden = (0, 0.2 + 0.5 / truth.fps, contact.time_s + found_after / truth.fps)
     noise = Noise(position_std_mm=1.5, occlusions=(hidden,))
     run = run_tracking(truth, noise, seed=3)
     want = facts_from_events(truth.events, range(1, 11), is_break=True)
