@@ -12,6 +12,7 @@ from vision.identify import (
     Identifier,
     IdentifierConfig,
     assign_identities,
+    class_scores,
     exclusive_probabilities,
 )
 from vision.palette import PALETTES_RGB
@@ -126,3 +127,17 @@ def test_a_stripe_showing_its_band_keeps_its_colour(solid: int, stripe: int) -> 
     ]
     labels = np.argmax(identifier.identify(pixels), axis=1)
     assert list(labels) == [solid, stripe, 0]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.floats(0.0, 0.3), st.floats(0.0, 0.3))
+def test_a_stripe_is_likelier_the_more_white_it_shows(low: float, high: float) -> None:
+    """Below the stripes' usual white, more white never makes a ball less of a stripe (the
+    whiter of two yellow balls is the 9), and no white costs at most stripe_band_cost."""
+    low, high = min(low, high), max(low, high)
+    config = IdentifierConfig()
+    palette = Identifier(config).palettes[0]
+    features = np.array([[low, *palette.lab[9], 1 - low], [high, *palette.lab[9], 1 - high]])
+    scores = class_scores(features.astype(np.float32), palette, config)
+    assert scores[1, 9] >= scores[0, 9]
+    assert scores[0, 9] >= -0.5 * config.stripe_band_cost - 1e-9
