@@ -52,6 +52,10 @@ class EventConfig:
             long after every ball stopped, so a late drop belongs to the shot (WPA 5-second
             rule, rules.md I-20). Raising it waits longer before such a shot ends.
         history_s: how much history is kept. Must cover the fit windows.
+        rolling_deceleration_mm_s2: the weakest deceleration of a rolling ball on cloth
+            (rolling resistance). A slow ball first seen displaced started at most as long
+            ago as it takes to roll that far decelerating this gently; lowering it allows
+            earlier start estimates for creeping balls.
     """
 
     fit_window_s: float = 0.08
@@ -73,3 +77,4 @@ class EventConfig:
     settle_s: float = 0.5
     lip_wait_s: float = 5.0
     history_s: float = 0.6
+    rolling_deceleration_mm_s2: float = 50.0

@@ -99,7 +99,7 @@ class StartExplainer(HiddenStroke):
         # A slow ball is first seen displaced long after it left: as long as it took to get
         # there at its speed (a fast one within a frame or two).
         first = int(np.argmax(np.isfinite(xy[:, ball, 0])))
-        lag = float(np.linalg.norm(xy[first, ball] - anchor)) / speed
+        lag = _roll_time(float(np.linalg.norm(xy[first, ball] - anchor)), speed, self.config)
         floor = min(float(times[0]) - 1.5 * self._dt - lag, float(self._start_floor[ball]))
         t_start = min(max(t_start, floor), float(times[0]))
         if not self._in_shot and ball != CUE and self._cue_unseen_at(t_start):
@@ -401,3 +401,13 @@ class StartExplainer(HiddenStroke):
         contact (balls frozen together in a rack move on without moving themselves)."""
         window = 2.0 * self.config.fit_window_s + 2.0 * self._dt
         return self._in_shot and any(abs(t - t_start) <= window for _, t in self._recent)
+
+
+def _roll_time(distance_mm: float, speed_mm_s: float, config: EventConfig) -> float:
+    """The longest a ball now rolling at ``speed_mm_s`` can have taken to cover
+    ``distance_mm`` from rest spot to first sighting, decelerating at least
+    ``config.rolling_deceleration_mm_s2`` (it was faster before): bounded however slow the
+    fitted speed, where distance / speed is not (a creeping ball once put a strike at -301 s).
+    """
+    decel = config.rolling_deceleration_mm_s2
+    return (math.sqrt(speed_mm_s**2 + 2.0 * decel * distance_mm) - speed_mm_s) / decel
