@@ -118,8 +118,11 @@ class Scene:
         polygons = [self._polygon(o) for o in overlays]
         rows: list[TrackRow] = []
         for ball in range(NUM_CLASSES):
-            removed = timeline.removed_s[ball]
+            removed, back = timeline.removed_s[ball], timeline.returned_s[ball]
             last = frame_at_or_after(float(removed), timeline.fps) if np.isfinite(removed) else None
+            returned = np.isfinite(back) and index >= frame_at_or_after(float(back), timeline.fps)
+            if returned:
+                last = None  # back in play (the cue ball put down in hand)
             if last is not None and index > last:
                 continue
             if last is None and not motion.drawn[grid, ball]:

@@ -41,6 +41,8 @@ class Timeline:
         orientation: (G, 11, 3, 3) body -> table-axes rotations.
         removed_s: (11,) clip time each ball left play (pocket or off table), +inf if never.
         removal_kind: (11,) "pocketed", "off_table" or "".
+        returned_s: (11,) clip time a removed ball is back in play (the cue ball put down
+            in hand after a scratch), +inf if never.
     """
 
     fps: float
@@ -49,6 +51,7 @@ class Timeline:
     orientation: FloatArray
     removed_s: FloatArray
     removal_kind: tuple[str, ...]
+    returned_s: FloatArray
 
     def frame_index(self, frame: int) -> int:
         """Grid index of frame `frame`."""
@@ -65,17 +68,32 @@ def build_timeline(plan: RackPlan, rng: np.random.Generator) -> Timeline:
         for script in shot.scripts:
             script.modify(motion, until)
     removed_s = np.full(NUM_CLASSES, np.inf)
+    returned_s = np.full(NUM_CLASSES, np.inf)
     kinds = [""] * NUM_CLASSES
+    drawn = motion.drawn.copy()
     for event in plan.events():
         if event.kind in ("ball_pocket", "ball_off_table") and math.isinf(
             removed_s[event.balls[0]]
         ):
-            removed_s[event.balls[0]] = event.time_s
-            kinds[event.balls[0]] = "pocketed" if event.kind == "ball_pocket" else "off_table"
+            ball = event.balls[0]
+            removed_s[ball] = event.time_s
+            returned_s[ball] = _back_in_play(times, drawn[:, ball], event.time_s)
+            kinds[ball] = "pocketed" if event.kind == "ball_pocket" else "off_table"
             if event.kind == "ball_pocket":
-                _drop(motion, event.balls[0], event.time_s, str(event.pocket), plan.table)
+                _drop(motion, ball, (event.time_s, returned_s[ball]), str(event.pocket), plan.table)
     orientation = _orientations(motion, plan.table.ball_radius_mm, rng)
-    return Timeline(plan.fps, frame_count, motion, orientation, removed_s, tuple(kinds))
+    return Timeline(plan.fps, frame_count, motion, orientation, removed_s, tuple(kinds), returned_s)
+
+
+def _back_in_play(times: FloatArray, drawn: NDArray[np.bool_], removed_s: float) -> float:
+    """When a ball removed at ``removed_s`` is drawn on the table again (the cue ball put
+    down in hand by a later shot's placement), +inf if never."""
+    after = times > removed_s
+    gone = np.flatnonzero(after & ~drawn)
+    if not len(gone):
+        return math.inf
+    back = np.flatnonzero((times > times[gone[0]]) & drawn)
+    return float(times[back[0]]) if len(back) else math.inf
 
 
 def _physics_motion(plan: RackPlan, times: FloatArray) -> Motion:
@@ -107,9 +125,13 @@ def _physics_motion(plan: RackPlan, times: FloatArray) -> Motion:
     return motion
 
 
-def _drop(motion: Motion, ball: int, time_s: float, pocket: str, table: TableSpec) -> None:
-    """Sink a pocketed ball into its hole over DROP_S instead of making it vanish."""
-    times = motion.time_s
+def _drop(
+    motion: Motion, ball: int, gone: tuple[float, float], pocket: str, table: TableSpec
+) -> None:
+    """Sink a pocketed ball into its hole over DROP_S instead of making it vanish; ``gone``
+    is (pocketed at, back in play at) in clip seconds: from then on the motion is left as is."""
+    time_s, back_s = gone
+    times = motion.time_s[: int(np.searchsorted(motion.time_s, back_s))]
     start = int(np.searchsorted(times, time_s))
     if start >= len(times):
         return

@@ -1,0 +1,33 @@
+"""After a scratch the cue ball comes back: put down in hand, drawn and in the truth again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from referee.cli import main
+from vision.synthetic.truth import read_jsonl, read_tracks
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("clip") / "scratch"
+    args = ["synth", "--out", str(out), "--shots", "break,scratch,pot", "--seed", "1"]
+    assert main([*args, "--size", "192x108", "--fps", "12", "--nuisances", "none"]) == 0
+    return out
+
+
+def test_cue_ball_is_back_on_the_table_for_the_shot_after_a_scratch(clip: Path) -> None:
+    events = read_jsonl(clip / "truth" / "events.jsonl")
+    cue_rows = [r for r in read_tracks(clip / "truth" / "tracks.csv") if r.ball == 0]
+    scratch = next(e for e in events if e["kind"] == "ball_pocket" and e["balls"] == ["cue"])
+    strikes = [e["frame"] for e in events if e["kind"] == "strike"]
+    after = next(f for f in strikes if f > scratch["frame"])
+
+    pocketed = [r.frame for r in cue_rows if r.status == "pocketed"]
+    assert pocketed == [scratch["frame"]]
+    gap = [r.frame for r in cue_rows if scratch["frame"] < r.frame < after]
+    assert not gap or gap[0] > scratch["frame"] + 1, "it is out of play for a while"
+    struck = next(r for r in cue_rows if r.frame == after)
+    assert struck.status == "on_table"
