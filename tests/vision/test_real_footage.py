@@ -82,10 +82,11 @@ def test_detection_on_the_labelled_overhead_test_split() -> None:
         found += len(detections)
     recall, precision = hits / labelled, hits / max(found, 1)
     print(f"overhead test split: {labelled} balls, recall {recall:.3f}, precision {precision:.3f}")
-    # Baseline measured 2026-11-29: recall 0.59, precision 0.52 (small, blurred balls in
-    # tight racks and clusters merge into blobs; see the issue 4 report).
-    assert recall >= 0.45
-    assert precision >= 0.45
+    # Measured 2026-11-30: recall 0.584, precision 0.544 (was 0.59 / 0.52: cushion ghosts
+    # gone). Small, blurred balls in tight racks and clusters merge into blobs, and the
+    # cloth model does not follow the lamps' falloff; see the issue 4 report.
+    assert recall >= 0.5
+    assert precision >= 0.5
 
 
 @pytest.mark.parametrize(
