@@ -2,6 +2,8 @@
 
 ```toml
 full_search_every_frames = 30
+detector_model = "models/ball-detector.onnx"   # optional: the learned detector (a path
+                                               # relative to this file); default classical
 
 [detector]          # vision.detector.DetectorConfig fields
 [tracker]           # tracking.tracker.TrackerConfig fields
@@ -62,10 +64,11 @@ def _stage_kinds() -> dict[str, type[Any]]:
     }
 
 
-def pipeline_config_from_dict(data: dict[str, Any]) -> PipelineConfig:
-    """Build a PipelineConfig from the parsed TOML document."""
+def pipeline_config_from_dict(data: dict[str, Any], base: Path | None = None) -> PipelineConfig:
+    """Build a PipelineConfig from the parsed TOML document; a relative ``detector_model``
+    is taken from ``base`` (the config file's folder), else from the working directory."""
     kinds = _stage_kinds()
-    known = {*kinds, "calls", "full_search_every_frames"}
+    known = {*kinds, "calls", "full_search_every_frames", "detector_model"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(
@@ -78,7 +81,24 @@ def pipeline_config_from_dict(data: dict[str, Any]) -> PipelineConfig:
     every = data.get("full_search_every_frames", PipelineConfig().full_search_every_frames)
     if not isinstance(every, int) or every < 0:
         raise ConfigError(f"full_search_every_frames must be a whole number >= 0, got {every!r}")
-    return PipelineConfig(**stages, calls=call_config, full_search_every_frames=every)
+    model = _detector_model(data.get("detector_model"), base)
+    return PipelineConfig(
+        **stages, calls=call_config, full_search_every_frames=every, detector_model=model
+    )
+
+
+def _detector_model(value: Any, base: Path | None) -> str | None:
+    """The learned detector's .onnx path, checked to exist (None: the classical detector)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.endswith(".onnx"):
+        raise ConfigError(f"detector_model must be the path of an .onnx file, got {value!r}")
+    path = Path(value).expanduser()
+    if not path.is_absolute() and base is not None:
+        path = base / path
+    if not path.is_file():
+        raise ConfigError(f"detector_model {value!r}: no such file ({path})")
+    return str(path)
 
 
 def load_pipeline_config(path: str | Path) -> PipelineConfig:
@@ -90,6 +110,6 @@ def load_pipeline_config(path: str | Path) -> PipelineConfig:
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path} is not valid TOML: {error}") from None
     try:
-        return pipeline_config_from_dict(data)
+        return pipeline_config_from_dict(data, Path(path).parent)
     except ConfigError as error:
         raise ConfigError(f"{path}: {error}") from None

@@ -38,11 +38,40 @@ def test_a_config_file_sets_nested_stage_options(tmp_path: Path) -> None:
         ("[calls.rules]\nvariant = 'snooker'\n", "calls.rules"),
         ("full_search_every_frames = -1\n", "full_search_every_frames"),
         ("[tracker\n", "not valid TOML"),
+        ("detector_model = 'absent.onnx'\n", "detector_model 'absent.onnx': no such file"),
+        ("detector_model = 'weights.pt'\n", "detector_model must be the path of an .onnx"),
     ],
-    ids=["misspelt-field", "misspelt-section", "bad-value", "negative", "not-toml"],
+    ids=[
+        "misspelt-field",
+        "misspelt-section",
+        "bad-value",
+        "negative",
+        "not-toml",
+        "model-absent",
+        "model-not-onnx",
+    ],
 )
 def test_a_bad_config_is_named(tmp_path: Path, text: str, named: str) -> None:
     path = tmp_path / "pipeline.toml"
     path.write_text(text)
     with pytest.raises(ConfigError, match=named.replace(".", r"\.").replace("[", r"\[")):
         load_pipeline_config(path)
+
+
+def test_a_learned_detector_is_found_beside_the_config_file(tmp_path: Path) -> None:
+    (tmp_path / "models").mkdir()
+    model = tmp_path / "models" / "ball-detector.onnx"
+    model.write_bytes(b"onnx")
+    path = tmp_path / "pipeline.toml"
+    path.write_text('detector_model = "models/ball-detector.onnx"\n')
+
+    config = load_pipeline_config(path)
+
+    assert config.detector_model == str(model)
+    assert load_pipeline_config(tmp_path / "pipeline.toml").detector is None
+
+
+def test_no_detector_model_keeps_the_classical_detector(tmp_path: Path) -> None:
+    path = tmp_path / "pipeline.toml"
+    path.write_text(GOOD)
+    assert load_pipeline_config(path).detector_model is None
