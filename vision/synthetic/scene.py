@@ -118,18 +118,12 @@ class Scene:
         polygons = [self._polygon(o) for o in overlays]
         rows: list[TrackRow] = []
         for ball in range(NUM_CLASSES):
-            removed, back = timeline.removed_s[ball], timeline.returned_s[ball]
-            last = frame_at_or_after(float(removed), timeline.fps) if np.isfinite(removed) else None
-            returned = np.isfinite(back) and index >= frame_at_or_after(float(back), timeline.fps)
-            if returned:
-                last = None  # back in play (the cue ball put down in hand)
-            if last is not None and index > last:
-                continue
-            if last is None and not motion.drawn[grid, ball]:
+            out = timeline.out_of_play(ball, index)
+            if out == "gone" or (out is None and not motion.drawn[grid, ball]):
                 continue
             xy = motion.xy_mm[grid, ball]
             uv = self.camera.project(xy[None], motion.height_mm[grid, ball])[0]
-            status = timeline.removal_kind[ball] if index == last else "on_table"
+            status = out or "on_table"
             if status == "on_table" and any(_inside(p, uv) for p in polygons):
                 status = "occluded"
             rows.append(

@@ -19,6 +19,7 @@ from vision.synthetic.balls import random_orientation, rotation_from_vector
 from vision.synthetic.plan import RackPlan
 from vision.synthetic.scripts import Motion
 from vision.synthetic.table_image import pocket_holes_mm
+from vision.synthetic.truth import frame_at_or_after
 from vision.types import NUM_CLASSES
 
 FloatArray = NDArray[np.float64]
@@ -39,23 +40,37 @@ class Timeline:
         frame_count: number of frames.
         motion: sampled motion (grid of frame_count * SUBSTEPS + 2 points).
         orientation: (G, 11, 3, 3) body -> table-axes rotations.
-        removed_s: (11,) clip time each ball left play (pocket or off table), +inf if never.
-        removal_kind: (11,) "pocketed", "off_table" or "".
-        returned_s: (11,) clip time a removed ball is back in play (the cue ball put down
-            in hand after a scratch), +inf if never.
+        removals: per ball (11), each time it left play: (clip time it left, clip time it
+            is back in play or +inf, "pocketed" or "off_table"). Only the cue ball comes
+            back (put down in hand after a scratch), and it may leave again.
     """
 
     fps: float
     frame_count: int
     motion: Motion
     orientation: FloatArray
-    removed_s: FloatArray
-    removal_kind: tuple[str, ...]
-    returned_s: FloatArray
+    removals: tuple[tuple[Removal, ...], ...]
 
     def frame_index(self, frame: int) -> int:
         """Grid index of frame `frame`."""
         return frame * SUBSTEPS
+
+    def out_of_play(self, ball: int, frame: int) -> str | None:
+        """Whether ``ball`` is out of play at ``frame``: its removal kind on the frame it
+        left (its last row), "gone" after that until it is back, else None."""
+        for left_s, back_s, kind in self.removals[ball]:
+            left = frame_at_or_after(left_s, self.fps)
+            back = frame_at_or_after(back_s, self.fps) if math.isfinite(back_s) else math.inf
+            if frame == left:
+                return kind
+            if left < frame < back:
+                return "gone"
+        return None
+
+
+Removal = tuple[float, float, str]
+"""(clip time a ball left play, clip time it is back in play or +inf, "pocketed" or
+"off_table")."""
 
 
 def build_timeline(plan: RackPlan, rng: np.random.Generator) -> Timeline:
@@ -67,22 +82,22 @@ def build_timeline(plan: RackPlan, rng: np.random.Generator) -> Timeline:
         until = plan.shots[index + 1].strike_s if index + 1 < len(plan.shots) else math.inf
         for script in shot.scripts:
             script.modify(motion, until)
-    removed_s = np.full(NUM_CLASSES, np.inf)
-    returned_s = np.full(NUM_CLASSES, np.inf)
-    kinds = [""] * NUM_CLASSES
+    removals: list[list[Removal]] = [[] for _ in range(NUM_CLASSES)]
     drawn = motion.drawn.copy()
     for event in plan.events():
-        if event.kind in ("ball_pocket", "ball_off_table") and math.isinf(
-            removed_s[event.balls[0]]
-        ):
-            ball = event.balls[0]
-            removed_s[ball] = event.time_s
-            returned_s[ball] = _back_in_play(times, drawn[:, ball], event.time_s)
-            kinds[ball] = "pocketed" if event.kind == "ball_pocket" else "off_table"
-            if event.kind == "ball_pocket":
-                _drop(motion, ball, (event.time_s, returned_s[ball]), str(event.pocket), plan.table)
+        ball = event.balls[0] if event.balls else -1
+        if event.kind not in ("ball_pocket", "ball_off_table"):
+            continue
+        if removals[ball] and event.time_s < removals[ball][-1][1]:
+            continue  # already out of play (a second report of the same removal)
+        back_s = _back_in_play(times, drawn[:, ball], event.time_s)
+        kind = "pocketed" if event.kind == "ball_pocket" else "off_table"
+        removals[ball].append((event.time_s, back_s, kind))
+        if event.kind == "ball_pocket":
+            _drop(motion, ball, (event.time_s, back_s), str(event.pocket), plan.table)
     orientation = _orientations(motion, plan.table.ball_radius_mm, rng)
-    return Timeline(plan.fps, frame_count, motion, orientation, removed_s, tuple(kinds), returned_s)
+    gone = tuple(tuple(r) for r in removals)
+    return Timeline(plan.fps, frame_count, motion, orientation, gone)
 
 
 def _back_in_play(times: FloatArray, drawn: NDArray[np.bool_], removed_s: float) -> float:

@@ -31,3 +31,24 @@ def test_cue_ball_is_back_on_the_table_for_the_shot_after_a_scratch(clip: Path) 
     assert not gap or gap[0] > scratch["frame"] + 1, "it is out of play for a while"
     struck = next(r for r in cue_rows if r.frame == after)
     assert struck.status == "on_table"
+
+
+@pytest.fixture(scope="module")
+def twice(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("clip") / "twice"
+    args = ["synth", "--out", str(out), "--shots", "break,scratch,scratch,pot", "--seed", "2"]
+    assert main([*args, "--size", "192x108", "--fps", "12", "--nuisances", "none"]) == 0
+    return out
+
+
+def test_a_cue_ball_scratched_twice_leaves_and_comes_back_twice(twice: Path) -> None:
+    events = read_jsonl(twice / "truth" / "events.jsonl")
+    cue_rows = [r for r in read_tracks(twice / "truth" / "tracks.csv") if r.ball == 0]
+    scratches = [e["frame"] for e in events if e["kind"] == "ball_pocket" and e["balls"] == ["cue"]]
+    strikes = [e["frame"] for e in events if e["kind"] == "strike"]
+
+    assert len(scratches) == 2
+    assert [r.frame for r in cue_rows if r.status == "pocketed"] == scratches
+    for scratch in scratches:
+        after = next(f for f in strikes if f > scratch)
+        assert any(r.frame == after and r.status == "on_table" for r in cue_rows), scratch
