@@ -20,8 +20,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
-import platform
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -31,6 +29,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from calibration.io import load_calibration
+from referee.cli.bench import machine
 from vision.detector import BallDetector, DetectorConfig
 from vision.sources import VideoFileSource
 from vision.types import Detections, ball_id
@@ -196,21 +195,6 @@ def main() -> None:
         if not args.no_hinted:
             result.update(time_hinted(clip))
         print(json.dumps({clip.name: result}))
-
-
-def machine() -> str:
-    """The CPU model, core count and load (a loaded machine inflates CPU times too)."""
-    model = platform.processor() or "unknown CPU"
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.is_file():
-        names = [
-            line.split(":", 1)[1].strip()
-            for line in cpuinfo.read_text().splitlines()
-            if line.startswith("model name")
-        ]
-        model = names[0] if names else model
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    return f"{model}, {os.cpu_count()} cores, load average {load}"
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from scipy.optimize import linear_sum_assignment
 from vision.cloth import TableView
 from vision.detector import BallDetector
 from vision.identify import Identifier, IdentifierConfig
+from vision.learned.evaluate import cloth_mask
 from vision.types import Frame
 
 FOOTAGE = Path(__file__).resolve().parents[2] / ".." / "shared" / "footage"
@@ -37,27 +38,6 @@ def _boxes(image_path: Path) -> np.ndarray:
     return np.array(rows, dtype=np.float64).reshape(-1, 5)
 
 
-def _cloth_mask(image: np.ndarray) -> np.ndarray:
-    """The largest region of the centre's colour, holes (balls) filled."""
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float32)
-    height, width = image.shape[:2]
-    reference = np.median(
-        lab[height // 4 : 3 * height // 4, width // 4 : 3 * width // 4].reshape(-1, 3), 0
-    )
-    distance = np.sqrt(
-        ((lab[..., 1:] - reference[1:]) ** 2).sum(-1) + (0.3 * (lab[..., 0] - reference[0])) ** 2
-    )
-    mask = cv2.morphologyEx(
-        (distance < 25).astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)
-    )
-    _count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
-    largest = (labels == 1 + np.argmax(stats[1:, cv2.CC_STAT_AREA])).astype(np.uint8)
-    contours, _ = cv2.findContours(largest, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    filled = np.zeros_like(largest)
-    cv2.drawContours(filled, contours, -1, 1, -1)
-    return filled
-
-
 @pytest.mark.skipif(not DATASET.is_dir(), reason="labelled overhead data set not present")
 def test_detection_on_the_labelled_overhead_test_split() -> None:
     hits = labelled = found = 0
@@ -70,7 +50,7 @@ def test_detection_on_the_labelled_overhead_test_split() -> None:
         centres = boxes[:, 1:3] * [width, height]
         halves = boxes[:, 3:5] * [width, height] / 2.0
         radius = float(np.median(halves))
-        detector = BallDetector.from_view(TableView.uncalibrated(_cloth_mask(image), radius))
+        detector = BallDetector.from_view(TableView.uncalibrated(cloth_mask(image), radius))
         detections = detector.detect(Frame(image, 0, 0.0))
         inside = np.all(
             np.abs(detections.xy_px[None] - centres[:, None]) <= halves[:, None] + 1, axis=2

@@ -195,7 +195,8 @@ def evaluate_real(
 
 def cloth_mask(image: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """The largest region of the image centre's colour, holes (balls) filled: the table
-    surface of an uncalibrated overhead image (as tests/vision/test_real_footage.py)."""
+    surface of an uncalibrated overhead image (the real footage tests use it for the
+    classical detector too, so both detectors see the same table)."""
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float32)
     height, width = image.shape[:2]
     middle = lab[height // 4 : 3 * height // 4, width // 4 : 3 * width // 4].reshape(-1, 3)
