@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from referee.cli.review import add_detector_option
+
 CSV_HEADER = (
     "frame",
     "time_s",
@@ -58,13 +60,7 @@ def register(subparsers: Any) -> None:
         default="auto",
         help="ball set: standard, tv (4 pink, 7 brown) or auto (default)",
     )
-    parser.add_argument(
-        "--detector",
-        default="classical",
-        metavar="classical|onnx:PATH",
-        help="ball detector: 'classical' (default, no weights) or 'onnx:PATH' (a learned "
-        "model, docs/learned-detector.md)",
-    )
+    add_detector_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -42,6 +42,11 @@ def register(subparsers: Any) -> None:
         help="detect balls from a synthetic clip's truth/tracks.csv instead of the pixels "
         "(tests tracking, events and rules without the detector)",
     )
+    add_detector_option(parser)
+
+
+def add_detector_option(parser: argparse.ArgumentParser) -> None:
+    """`--detector classical|onnx:PATH`, shared by `tenball review` and `tenball detect`."""
     parser.add_argument(
         "--detector",
         default="classical",
