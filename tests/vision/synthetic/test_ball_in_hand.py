@@ -10,12 +10,17 @@ from referee.cli import main
 from vision.synthetic.truth import read_jsonl, read_tracks
 
 
-@pytest.fixture(scope="module")
-def clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("clip") / "scratch"
-    args = ["synth", "--out", str(out), "--shots", "break,scratch,pot", "--seed", "1"]
+def _synth(factory: pytest.TempPathFactory, shots: str, seed: int) -> Path:
+    """A small clip (192x108, 12 fps, no cue or arm drawn) of ``shots``."""
+    out = factory.mktemp("clip") / "clip"
+    args = ["synth", "--out", str(out), "--shots", shots, "--seed", str(seed)]
     assert main([*args, "--size", "192x108", "--fps", "12", "--nuisances", "none"]) == 0
     return out
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _synth(tmp_path_factory, "break,scratch,pot", seed=1)
 
 
 def test_cue_ball_is_back_on_the_table_for_the_shot_after_a_scratch(clip: Path) -> None:
@@ -35,10 +40,7 @@ def test_cue_ball_is_back_on_the_table_for_the_shot_after_a_scratch(clip: Path) 
 
 @pytest.fixture(scope="module")
 def twice(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("clip") / "twice"
-    args = ["synth", "--out", str(out), "--shots", "break,scratch,scratch,pot", "--seed", "2"]
-    assert main([*args, "--size", "192x108", "--fps", "12", "--nuisances", "none"]) == 0
-    return out
+    return _synth(tmp_path_factory, "break,scratch,scratch,pot", seed=2)
 
 
 def test_a_cue_ball_scratched_twice_leaves_and_comes_back_twice(twice: Path) -> None:
