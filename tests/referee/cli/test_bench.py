@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from referee.cli import main
-from referee.cli.bench import _percentiles, _projected_fps
+from referee.cli.bench import _detect_cpu, _percentiles, _projected_fps
 
 CLIP = Path(__file__).resolve().parents[3] / "sample_videos" / "top_break_green"
 
@@ -44,4 +44,18 @@ def test_bench_reports_machine_percentiles_and_ratio(capsys: pytest.CaptureFixtu
     assert numbers["ratio_review_to_decode"] == pytest.approx(ratio, abs=0.002)
     detect = numbers["per_frame_ms"]["detect"]
     assert 0 <= detect["median"] <= detect["p95"]
-    assert numbers["cpu"]["main_thread_ms_per_frame"] > 0
+    cpu = numbers["cpu"]
+    assert cpu["main_thread_ms_per_frame"] > 0
+    # The detector runs on the main thread: its CPU time is part of that thread's.
+    assert 0 < cpu["detect_ms_per_frame"] <= cpu["main_thread_ms_per_frame"]
+    assert cpu["detect_full_search_ms_mean"] > 0  # the first frame searches the whole table
+
+
+def test_detect_cpu_splits_hinted_and_full_calls() -> None:
+    numbers = _detect_cpu({"hinted": [1.0, 3.0], "full": [10.0]}, frames=3)
+    assert numbers == {
+        "detect_ms_per_frame": pytest.approx(14.0 / 3.0, abs=1e-3),
+        "detect_hinted_ms_mean": 2.0,
+        "detect_full_search_ms_mean": 10.0,
+    }
+    assert _detect_cpu({"hinted": [], "full": []}, frames=0)["detect_ms_per_frame"] == 0.0
