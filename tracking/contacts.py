@@ -20,6 +20,13 @@ FloatArray = NDArray[np.float64]
 CUSHION_NORMALS = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
 """(4, 2) inward normals of the cushion lines x = 0, x = L, y = 0, y = W."""
 
+_LAST_STEPS = 4
+"""How many last sightings a dropping ball's final straight path is fitted over."""
+
+NOSE_ROUNDING = 0.75
+"""Radius of the rounded cushion nose at a corner pocket's jaw, in ball radii (pocket jaws
+are faced with a rounded nose; about 21 mm on a standard table)."""
+
 
 def inside_distances_mm(table: TableSpec, xy_mm: FloatArray) -> FloatArray:
     """(4,) distance of a point inside the bed from the lines x = 0, x = L, y = 0, y = W."""
@@ -285,12 +292,16 @@ def last_pass_within(
 def jaw_rub(
     table: TableSpec, xy_mm: FloatArray, pocket_xy_mm: tuple[float, float]
 ) -> tuple[str, int] | None:
-    """Which corner-pocket jaw a dropping ball rubbed, from its last sightings.
+    """Which corner-pocket jaw (or cushion beside it) a dropping ball touched on its way in.
 
     The jaws of a corner pocket run on from the cushion noses into the pocket, turned
     slightly away from the bed. A centre that reaches a cushion line beyond the nose, inside
-    the mouth, is pressed against that jaw: a cushion
-    contact just before the drop, too short to bend the path visibly.
+    the mouth, is pressed against that jaw: a cushion contact just before the drop, too short
+    to bend the path visibly. A ball lost from sight just before it dropped (motion blur) is
+    followed along its last straight path (fitted over its last few sightings, one row a
+    frame): a centre that comes within one radius of a rail
+    line before the nose ends, or of the rounded nose, cannot pass that rail without
+    touching it (`_rail_before_mouth`).
 
     Args:
         table: the table.
@@ -298,31 +309,89 @@ def jaw_rub(
         pocket_xy_mm: the pocket point it dropped in (corner pockets only: others None).
 
     Returns:
-        (cushion name, index of the first sighting pressed on the jaw), or None.
+        (cushion name, index of the first sighting pressed on the jaw, or of the last
+        sighting before a contact the path was heading for), or None.
     """
     px, py = pocket_xy_mm
     corner = px in (0.0, table.length_mm) and py in (0.0, table.width_mm)
     if not corner:
         return None
     tip = table.corner_mouth_mm / math.sqrt(2.0)
-    slack = 0.0
     x, y = xy_mm[:, 0], xy_mm[:, 1]
     valid = np.isfinite(x)
     # The line x = px (head or foot) beyond its nose, then the line y = py (a side rail).
     # Signed distance inside each line (negative beyond it), and distance along it.
-    inside_x = (x - px) * math.copysign(1.0, table.length_mm / 2 - px)
-    inside_y = (y - py) * math.copysign(1.0, table.width_mm / 2 - py)
-    checks = (
-        (inside_x, np.abs(y - py), (px, py + math.copysign(tip, table.width_mm / 2 - py))),
-        (inside_y, np.abs(x - px), (px + math.copysign(tip, table.length_mm / 2 - px), py)),
-    )
+    sign_x = math.copysign(1.0, table.length_mm / 2 - px)
+    sign_y = math.copysign(1.0, table.width_mm / 2 - py)
+    inside_x, inside_y = (x - px) * sign_x, (y - py) * sign_y
+    noses = ((px, py + sign_y * tip), (px + sign_x * tip, py))
+    checks = ((inside_x, inside_y, noses[0]), (inside_y, inside_x, noses[1]))
     best: tuple[int, str] | None = None
     for gap, along, nose in checks:
         pressed = np.flatnonzero(
             valid
             & (np.nan_to_num(along, nan=np.inf) < tip)
-            & (np.nan_to_num(gap, nan=np.inf) <= slack)
+            & (np.nan_to_num(gap, nan=np.inf) <= 0.0)
         )
         if len(pressed) and (best is None or pressed[0] < best[0]):
             best = (int(pressed[0]), str(table.nearest_cushion(*nose)))
-    return None if best is None else (best[1], best[0])
+    if best is not None:
+        return best[1], best[0]
+    seen = np.flatnonzero(valid)[-_LAST_STEPS:]
+    if len(seen) < 2:
+        return None
+    # The last straight stretch, fitted over the last few sightings (a slow ball's single
+    # step is mostly noise): where it was a step before the last sighting, and one step.
+    local = np.stack([inside_x, inside_y], axis=1)[seen]
+    slope, offset = np.polyfit(seen.astype(np.float64), local, 1)
+    steps = np.stack([offset + slope * (seen[-1] - 1), offset + slope * seen[-1]])
+    rail = _rail_before_mouth(steps, tip, table.ball_radius_mm)
+    if rail is None:
+        return None
+    return str(table.nearest_cushion(*noses[rail])), int(seen[-1])
+
+
+def _rail_before_mouth(steps_mm: FloatArray, tip_mm: float, radius_mm: float) -> int | None:
+    """Which rail a corner-bound straight path touches on its way into the pocket, or None.
+
+    A rail's nose line runs to ``tip_mm`` from the corner, where it ends in a rounded nose
+    (radius ``NOSE_ROUNDING`` ball radii, tangent to the line at the tip) and the jaw turns
+    away from the bed. The path touches the rail when its centre comes within one radius of
+    the line before the tip, or within a radius of the rounded nose, before its nearest
+    approach to the pocket point (where it is over the hole).
+
+    Args:
+        steps_mm: (2, 2) the last two sightings in the pocket's frame: distance inside the
+            end rail line and inside the side rail line, mm (the pocket point is the origin).
+        tip_mm: how far from the corner the cushion noses end, along each rail, mm.
+        radius_mm: ball radius, mm.
+
+    Returns:
+        0 for the end rail (head or foot), 1 for the side rail, or None.
+    """
+    start, step = steps_mm[0], steps_mm[1] - steps_mm[0]
+    length_sq = float(step @ step)
+    if -float(step.sum()) <= 1e-9 or length_sq < 1e-9:
+        return None  # not closing on the corner
+    nose_r = NOSE_ROUNDING * radius_mm
+    # Past its nearest approach to the pocket point the ball is over the hole.
+    end = -float(start @ step) / length_sq
+    first: tuple[float, int] | None = None
+    for axis in (0, 1):
+        touches = []
+        if step[axis] < 0.0 and start[axis] > radius_mm:
+            reach = (float(start[axis]) - radius_mm) / -float(step[axis])
+            if float(start[1 - axis] + reach * step[1 - axis]) >= tip_mm:
+                touches.append(reach)
+        nose = np.zeros(2)
+        nose[axis], nose[1 - axis] = -nose_r, tip_mm
+        rel = start - nose
+        # |rel + s step| = radius + nose radius, the smaller root, on the forward path.
+        b = float(rel @ step) / length_sq
+        c = (float(rel @ rel) - (radius_mm + nose_r) ** 2) / length_sq
+        if b * b - c >= 0.0 and -b + math.sqrt(b * b - c) >= 0.0:
+            touches.append(max(-b - math.sqrt(b * b - c), 0.0))
+        touches = [t for t in touches if t <= end]
+        if touches and (first is None or min(touches) < first[0]):
+            first = (min(touches), axis)
+    return None if first is None else first[1]

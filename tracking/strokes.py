@@ -51,10 +51,16 @@ def first_reached(origin_mm: FloatArray, targets_mm: FloatArray, diameter_mm: fl
     across = np.abs(unit[:, 0:1] * offset[None, :, 1] - unit[:, 1:2] * offset[None, :, 0])
     blocking = (along > 0.0) & (along < distance[:, None]) & (across < diameter_mm)
     np.fill_diagonal(blocking, False)
-    reachable = ~blocking.any(axis=1)
+    # A ball cannot rest inside the moving one: a target that close was the moving ball
+    # itself, seen under another label.
+    apart = distance >= 0.5 * diameter_mm
+    if not apart.any():
+        apart[:] = True
+    blocking &= apart[None, :]
+    reachable = ~blocking.any(axis=1) & apart
     order = np.where(reachable, distance, np.inf)
     if not np.isfinite(order).any():
-        order = distance
+        order = np.where(apart, distance, np.inf)
     return int(np.argmin(order))
 
 
@@ -72,6 +78,7 @@ class HiddenStroke:
     _anchor: FloatArray
     _history: PositionHistory
     _pending_starts: list[tuple[int, int]]
+    _start_count: dict[int, int]
 
     def _frame_of(self, time_s: float) -> int:
         raise NotImplementedError
@@ -111,11 +118,27 @@ class HiddenStroke:
         far = float(np.linalg.norm(cue_xy[seen[0]] - self._anchor[CUE])) > 2.0 * self._diameter
         if last is None or not (1.5 * self._dt < found_s - last <= _VANISH_S) or not far:
             return None
-        leaving = [(n, b) for b, n in self._pending_starts if b != CUE]
+        leaving = self._left_since(last)
         if not leaving:
             return None
         detected, ball = min(leaving)
         return self._hidden_stroke(ball, detected, found_s - self._dt)
+
+    def _left_since(self, since_s: float) -> list[tuple[int, int]]:
+        """(push of the first displaced sighting, ball) of each object ball that began to
+        move after ``since_s``: still to be explained, or already explained (a ball whose
+        start came first in the same frame is no less a candidate for the first contact)."""
+        count = self._history.count
+        times, _, _ = self._history.window(count - self._history.capacity, count)
+        first_push = count - len(times)
+        found = []
+        for ball, push in self._start_count.items():
+            index = push - first_push
+            if ball == CUE or not self._moving[ball] or not 0 <= index < len(times):
+                continue
+            if float(times[index]) > since_s:
+                found.append((push, ball))
+        return found
 
     def _hidden_stroke(self, ball: int, detected: int, t_start: float) -> list[Event]:
         """A stroke out of sight: ``ball`` left its spot while the cue ball was not seen.
@@ -130,7 +153,8 @@ class HiddenStroke:
         rest = self._anchor[CUE].copy()
         first, sure, t_strike = ball, 0.4, t_start
         if self._alive[CUE] and np.isfinite(rest[0]):
-            near = {b for b, n in self._pending_starts if abs(n - detected) <= 2}
+            near = {b for n, b in self._left_since(-np.inf) if abs(n - detected) <= 2}
+            near |= {b for b, n in self._pending_starts if abs(n - detected) <= 2}
             displaced = {int(b) for b in np.flatnonzero(self._displaced)}
             together = sorted(({ball} | near | displaced) - {CUE})
             together = self._frozen_to(
@@ -141,16 +165,23 @@ class HiddenStroke:
             if last is not None and t_start - last <= _VANISH_S:
                 t_strike = min(last + 0.5 * self._dt, t_start)
                 sure = 0.6
-        self._remember(frozenset((CUE, first)), t_start)
+        told = not self._remember(frozenset((CUE, first)), t_start)
         # It rolls on unseen: found again elsewhere, it has not started anew.
         self._moving[CUE] = self._alive[CUE]
         self._pending_starts = [s for s in self._pending_starts if s[0] != CUE]
         events = [
-            Event(self._frame_of(t_strike), t_strike, EventKind.STRIKE, (CUE,), confidence=sure),
-            Event(
-                self._frame_of(t_start), t_start, EventKind.BALL_BALL, (CUE, first), confidence=sure
-            ),
+            Event(self._frame_of(t_strike), t_strike, EventKind.STRIKE, (CUE,), confidence=sure)
         ]
+        if not told:  # the contact may already be known from the struck ball's start
+            events.append(
+                Event(
+                    self._frame_of(t_start),
+                    t_start,
+                    EventKind.BALL_BALL,
+                    (CUE, first),
+                    confidence=sure,
+                )
+            )
         if first != ball and self._remember(frozenset((first, ball)), t_start):
             events.append(
                 Event(

@@ -21,9 +21,9 @@ L, W = TABLE.length_mm, TABLE.width_mm
         ((L + 1.0, 40.0), "foot"),  # pressed on the foot jaw of the foot-left pocket
         ((L - 30.0, -0.5), "left_foot"),  # on the left rail's jaw
         ((L - 20.0, 20.0), None),  # down the middle of the mouth
-        ((L - 1.0, 150.0), None),  # on the foot cushion line but outside the mouth
+        ((L - 1.0, 150.0), "foot"),  # came into the foot cushion outside the mouth
     ],
-    ids=["foot-jaw", "side-rail-jaw", "clean", "outside-mouth"],
+    ids=["foot-jaw", "side-rail-jaw", "clean", "into-foot-cushion"],
 )
 def test_jaw_rub_names_the_jaw_the_centre_pressed_on(
     last_xy: tuple[float, float], want: str | None
@@ -33,6 +33,42 @@ def test_jaw_rub_names_the_jaw_the_centre_pressed_on(
     assert (got[0] if got else None) == want
     if got is not None:
         assert got[1] == 3
+
+
+@pytest.mark.parametrize(
+    ("last_two", "want"),
+    [
+        (((L - 120.0, 60.0), (L - 110.0, 45.0)), "left_foot"),  # shallow, into the side rail
+        (((120.0, W - 60.0), (110.0, W - 45.0)), "right_head"),  # the same at the head-right
+        (((L - 60.0, 120.0), (L - 45.0, 110.0)), "foot"),  # shallow, into the end rail
+        (((L - 150.0, 150.0), (L - 100.0, 100.0)), None),  # down the diagonal: clean
+        (((L - 34.0, 300.0), (L - 34.0, 250.0)), None),  # along the foot cushion into the mouth
+        (((L - 89.0, 43.5), (L - 79.0, 31.3)), "left_foot"),  # grazing the nose of the rail
+        (((L - 108.7, 61.9), (L - 69.4, 33.4)), None),  # passing the nose just clear
+        (((L - 100.0, 100.0), (L - 150.0, 150.0)), None),  # leaving the pocket
+    ],
+    ids=[
+        "side-rail",
+        "head-right",
+        "end-rail",
+        "diagonal",
+        "along-rail",
+        "nose",
+        "past-nose",
+        "leaving",
+    ],
+)
+def test_jaw_rub_follows_a_ball_lost_just_before_it_dropped(
+    last_two: tuple[tuple[float, float], tuple[float, float]], want: str | None
+) -> None:
+    """Seen last heading for the pocket, a centre that would come within a radius of a rail
+    line before it crossed the mouth touched that rail on the way in."""
+    path = np.array([*last_two, [np.nan, np.nan]])
+    pocket = (0.0, W) if last_two[0][0] < L / 2 else (L, 0.0)
+    got = jaw_rub(TABLE, path, pocket)
+    assert (got[0] if got else None) == want
+    if got is not None:
+        assert got[1] == 1  # the last sighting before the contact
 
 
 def test_jaw_rub_ignores_side_pockets() -> None:

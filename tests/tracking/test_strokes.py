@@ -1,0 +1,38 @@
+"""Strokes the camera did not see (`tracking.strokes`): which ball the hidden cue ball met."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from referee.shots import facts_from_events
+from tests.tracking.builders import TABLE, Noise, run_tracking, simulate
+from tracking.strokes import first_reached
+from tracking.types import EventKind
+
+DIAMETER = TABLE.ball_diameter_mm
+
+
+def test_first_reached_ignores_a_target_on_the_origin() -> None:
+    """A 'ball' sighted where the cue ball rested is the cue ball under another label."""
+    origin = np.array([445.0, 621.0])
+    targets = np.array([[450.0, 621.5], [1686.0, 575.0], [1724.0, 529.0]])
+    assert first_reached(origin, targets, DIAMETER) == 1
+    # Only such a sighting left: it is still the answer rather than none.
+    assert first_reached(origin, targets[:1], DIAMETER) == 0
+
+
+@pytest.mark.parametrize("gap_mm", [20.0, 60.0], ids=["close", "apart"])
+def test_hidden_stroke_into_a_combination_hits_the_near_ball(gap_mm: float) -> None:
+    """The cue ball is out of sight from its strike until just after it met the 1, which
+    sends the 10 on at once: both are first seen leaving within a frame or two, and the
+    first contact is the 1 however their starts were ordered."""
+    positions = {0: (700.0, 640.0), 1: (1500.0, 640.0), 10: (1500.0 + DIAMETER + gap_mm, 630.0)}
+    truth = simulate(positions, [(0.2, 0, (3500.0, 0.0))], 1.5)
+    contact = next(e for e in truth.events if e.kind == EventKind.BALL_BALL)
+    hidden = (0, 0.2 + 0.5 / truth.fps, contact.time_s + 1.0 / truth.fps)
+    run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=(hidden,)), seed=4)
+    facts = facts_from_events(run.events, [1, 10], is_break=False)
+    assert facts["first_object_ball_contacted"] == 1, run.events
+    cue_contacts = [e for e in run.events if e.kind == EventKind.BALL_BALL and 0 in e.balls]
+    assert {e.balls for e in cue_contacts} <= {(0, 1)}, cue_contacts
