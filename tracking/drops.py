@@ -75,10 +75,18 @@ class DropExplainer(StartExplainer):
             if self._remember(frozenset((a, b)), t)
         ]
 
+    def _until_last_seen(self, ball: int, frames: int) -> tuple[FloatArray, FloatArray]:
+        """The last ``frames`` frames of history up to ``ball``'s last sighting: times (K,) and
+        every ball's centres (K, 11, 2). A ball lost from sight (motion blur) is often
+        declared dropped many frames after it was last seen."""
+        count = self._history.count
+        times, frame, xy = self._history.window(count - self._history.capacity, count)
+        keep = np.flatnonzero(frame <= self._seen_frame[ball])[-frames:]
+        return times[keep], xy[keep]
+
     def _jaw_rub(self, ball: int) -> list[Event]:
         """A corner jaw the dropping ball was pressed against (`contacts.jaw_rub`)."""
-        count = self._history.count
-        times, _, xy = self._history.window(count - 3 * self._fit_frames, count)
+        times, xy = self._until_last_seen(ball, 3 * self._fit_frames)
         xy_seen = (float(self._seen_xy[ball, 0]), float(self._seen_xy[ball, 1]))
         pocket = self.table.pocket_xy_mm(nearest_pocket(self.table, xy_seen))
         rub = contacts.jaw_rub(self.table, xy[:, ball], pocket)
@@ -89,8 +97,7 @@ class DropExplainer(StartExplainer):
 
     def _last_cushion_before_drop(self, ball: int) -> list[Event]:
         """A jaw or cushion hit just before a drop, too late for the usual after-window."""
-        count, k = self._history.count, self._fit_frames
-        times, _, xy = self._history.window(count - 3 * k, count)
+        times, xy = self._until_last_seen(ball, 3 * self._fit_frames)
         seen = np.flatnonzero(np.isfinite(xy[:, ball, 0]))
         best: tuple[float, int] = (0.0, -1)
         for split in range(2, len(seen) - 1):
