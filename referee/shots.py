@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from calibration.table import TableSpec
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
+from vision.types import NUM_CLASSES
 
 CUE = 0
 SIMULTANEOUS_CONTACT_S = 0.004
@@ -26,6 +27,12 @@ SIMULTANEOUS_CONTACT_S = 0.004
 STRIKE_TIME_TOLERANCE_S = 0.02
 """Events this much before the strike's estimated time still belong to the shot: a cue ball
 frozen to an object ball hits it at once, and the two times come from different fits."""
+
+LOST_AT_CONTACT_S = 0.05
+"""A ball last seen this little before a contact it took part in vanished as it was hit."""
+
+UNACCOUNTED_CONFIDENCE = 0.5
+"""How sure a shot's facts are when a ball lost in motion is neither seen nor known removed."""
 
 DISTURBED_MIN_CONFIDENCE = 0.6
 """A `ball_disturbed` event must be at least this sure to become a fact: the rules call a
@@ -74,6 +81,9 @@ class ShotRecord:
         events: the shot's events, by time.
         facts: the rules.md §4 facts dict (see `facts_json`).
         fact_confidence: 0..1 per fact name.
+        unaccounted: (ball, frame last seen) of each ball lost from sight while moving in
+            the shot and never seen again, with no removal inferred: it may still be on the
+            table, pocketed or off it.
     """
 
     shot: int
@@ -86,11 +96,24 @@ class ShotRecord:
     events: tuple[Event, ...]
     facts: FactsDict = field(default_factory=dict)
     fact_confidence: dict[str, float] = field(default_factory=dict)
+    unaccounted: tuple[tuple[int, int], ...] = ()
 
     @property
     def confidence(self) -> float:
-        """The least sure fact's confidence (1.0 when there is none)."""
-        return min(self.fact_confidence.values(), default=1.0)
+        """The least sure fact's confidence (1.0 when there is none), lower when a ball is
+        unaccounted for."""
+        lost = UNACCOUNTED_CONFIDENCE if self.unaccounted else 1.0
+        return min(lost, *self.fact_confidence.values())
+
+    @property
+    def uncertain(self) -> tuple[str, ...]:
+        """What the facts cannot say, in words (the review shows them)."""
+        return tuple(
+            f"the {'cue ball' if ball == CUE else ball} was lost from sight while moving "
+            f"(last seen on frame {frame}) and not seen again: it may have been pocketed or "
+            "left the table"
+            for ball, frame in self.unaccounted
+        )
 
     def facts_json(self) -> FactsDict:
         """A fresh copy of the facts dict in the rules.md §4 format."""
@@ -233,10 +256,15 @@ def _removal_facts(
     facts["cue_ball_off_table"] = CUE in offs
     if CUE in drops:
         facts["cue_ball_pocket"] = drops[CUE].pocket
-    removal = [*drops.values(), *offs.values()]
-    sure = min((e.confidence for e in removal), default=1.0)
-    for name in ("pocketed", "off_table", "cue_ball_pocketed", "cue_ball_off_table"):
-        confidence[name] = sure
+    # Each fact as sure as its own removals: an inferred drop of the 6 does not make the
+    # cue ball's staying on the table uncertain.
+    for name, removals in (
+        ("pocketed", [e for b, e in drops.items() if b != CUE]),
+        ("off_table", [e for b, e in offs.items() if b != CUE]),
+        ("cue_ball_pocketed", [drops[CUE]] if CUE in drops else []),
+        ("cue_ball_off_table", [offs[CUE]] if CUE in offs else []),
+    ):
+        confidence[name] = min((e.confidence for e in removals), default=1.0)
 
 
 @dataclass(slots=True)
@@ -264,6 +292,11 @@ class ShotSegmenter:
         self._open: _OpenShot | None = None
         self._removed: set[int] = set()
         self._count = 0
+        self._seen_frame = np.full(NUM_CLASSES, -1, np.int64)
+        self._seen_s = np.full(NUM_CLASSES, -np.inf)
+        self._seen_speed = np.zeros(NUM_CLASSES)
+        self._seen_run = np.zeros(NUM_CLASSES, np.int64)
+        self._run = np.zeros(NUM_CLASSES, np.int64)
 
     @property
     def open_shot_strike(self) -> Event | None:
@@ -308,6 +341,15 @@ class ShotSegmenter:
                 ]
 
     def _remember(self, trackset: TrackSet) -> None:
+        visible = trackset.status == TrackStatus.ON_TABLE
+        balls = trackset.ball[visible]
+        seen = np.zeros(NUM_CLASSES, bool)
+        seen[balls] = True
+        self._run = np.where(seen, self._run + 1, 0)
+        self._seen_run[balls] = self._run[balls]
+        self._seen_frame[balls] = trackset.frame
+        self._seen_s[balls] = trackset.time_s
+        self._seen_speed[balls] = np.linalg.norm(trackset.velocity_mm_s[visible], axis=1)
         self._history.append(trackset)
         while self._history and trackset.time_s - self._history[0].time_s > self.config.history_s:
             self._history.popleft()
@@ -333,7 +375,10 @@ class ShotSegmenter:
     def _start(self, strike: Event) -> _OpenShot:
         tracks = self._tracks_before(strike.frame)
         in_play = (tracks.status == TrackStatus.ON_TABLE) | (tracks.status == TrackStatus.OCCLUDED)
-        on_table = tuple(sorted(int(b) for b in tracks.ball[in_play] if b != CUE))
+        # A ball an earlier shot removed (by inference) may still be tracked as hidden.
+        on_table = tuple(
+            sorted(int(b) for b in tracks.ball[in_play] if b != CUE and b not in self._removed)
+        )
         speed = np.linalg.norm(tracks.velocity_mm_s, axis=1) if len(tracks) else np.zeros(0)
         fast = in_play & (speed >= self.config.moving_at_strike_speed_mm_s) & (tracks.ball != CUE)
         is_break = self._is_break(tracks, in_play)
@@ -369,6 +414,7 @@ class ShotSegmenter:
         facts, confidence = facts_with_confidence(
             shot.events, shot.on_table, shot.is_break, self.config.simultaneous_contact_s
         )
+        unaccounted = self._unaccounted(shot)
         self._removed |= {e.balls[0] for e in shot.events if e.kind.removes_ball()}
         facts["balls_moving_at_strike"] = [b for b in shot.moving if b in shot.on_table]
         return ShotRecord(
@@ -382,4 +428,34 @@ class ShotSegmenter:
             events=(*sorted(shot.events, key=lambda e: e.time_s), end),
             facts=facts,
             fact_confidence=confidence,
+            unaccounted=unaccounted,
         )
+
+    def _unaccounted(self, shot: _OpenShot) -> tuple[tuple[int, int], ...]:
+        """(ball, frame last seen) of the balls hidden now that were lost while moving in this
+        shot (rolling, or hit as they vanished) and that no event removed. A ball last seen
+        in a single frame is not counted: that sighting may have been another ball."""
+        if not self._history:
+            return ()
+        latest = self._history[-1]
+        hidden = latest.ball[latest.status == TrackStatus.OCCLUDED]
+        removed = {e.balls[0] for e in shot.events if e.kind.removes_ball()}
+        out = []
+        for ball in (int(b) for b in hidden):
+            seen_s = float(self._seen_s[ball])
+            lost_in_shot = seen_s >= shot.strike.time_s - STRIKE_TIME_TOLERANCE_S
+            steady = self._seen_run[ball] >= 2
+            if (
+                ball in removed
+                or not (lost_in_shot and steady)
+                or ball not in (CUE, *shot.on_table)
+            ):
+                continue
+            hit = any(
+                e.kind == EventKind.BALL_BALL and ball in e.balls
+                for e in shot.events
+                if e.time_s >= seen_s - LOST_AT_CONTACT_S
+            )
+            if hit or self._seen_speed[ball] >= self.config.moving_at_strike_speed_mm_s:
+                out.append((ball, int(self._seen_frame[ball])))
+        return tuple(sorted(out))

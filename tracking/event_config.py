@@ -56,6 +56,18 @@ class EventConfig:
             (rolling resistance). A slow ball first seen displaced started at most as long
             ago as it takes to roll that far decelerating this gently; lowering it allows
             earlier start estimates for creeping balls.
+        lost_found_s: a ball lost from sight is found again only when seen this long without
+            a gap (and in at least three frames running); single sightings are often another
+            ball given its name. Raising it needs more evidence to find a lost ball again.
+        off_table_min_speed_mm_s: a ball lost and never seen again whose path met a cushion
+            at least this fast (along the cushion's normal) may have left the table; slower,
+            it bounced back and is only hidden (balls leave a table only on hard hits).
+            Raising it infers fewer balls off the table.
+        lost_pocket_confidence: the confidence of a ``ball_pocket`` inferred for a ball lost
+            heading into a pocket and never seen again (no drop was seen). Below the review
+            threshold, a call resting on it is flagged.
+        lost_off_table_confidence: the same for a ``ball_off_table`` inferred for a ball lost
+            heading hard into a cushion.
     """
 
     fit_window_s: float = 0.08
@@ -78,3 +90,7 @@ class EventConfig:
     lip_wait_s: float = 5.0
     history_s: float = 0.6
     rolling_deceleration_mm_s2: float = 50.0
+    lost_found_s: float = 0.05
+    off_table_min_speed_mm_s: float = 2000.0
+    lost_pocket_confidence: float = 0.7
+    lost_off_table_confidence: float = 0.5

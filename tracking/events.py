@@ -25,12 +25,13 @@ from numpy.typing import NDArray
 
 from calibration.table import TableSpec
 from tracking import contacts
-from tracking.drops import DropExplainer
 from tracking.event_config import EventConfig
 from tracking.geometry import in_pocket_mouth
 from tracking.history import FloatArray, PositionHistory, fit_lines
+from tracking.lost import LossBook
 from tracking.starts import Path
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
+from tracking.vanish import VanishWatcher
 from vision.types import NUM_CLASSES
 
 _TOUCHING_MM = 1.5
@@ -52,7 +53,7 @@ class _Kink:
     after: tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]]
 
 
-class EventDetector(DropExplainer):
+class EventDetector(VanishWatcher):
     """Infer physical events from consecutive `TrackSet`s of one camera.
 
     Args:
@@ -93,6 +94,8 @@ class EventDetector(DropExplainer):
         self._in_shot = False
         self._quiet_since: float | None = None
         self._quiet_at_start = np.full(NUM_CLASSES, np.nan)
+        self._losses = LossBook()
+        self._vanish_contacts: list[tuple[int, int, int, float]] = []
 
     @property
     def in_shot(self) -> bool:
@@ -109,7 +112,9 @@ class EventDetector(DropExplainer):
         events += self._motion(trackset)
         events += self._resolve_starts()
         events += self._analyse_kinks()
+        events += self._watch_losses(trackset)
         events += self._shot_end(trackset)
+        events += self._resolve_losses(events)
         return sorted(events, key=lambda e: (e.time_s, e.kind != EventKind.STRIKE, e.kind))
 
     # ----------------------------------------------------------------- bookkeeping

@@ -297,3 +297,67 @@ def test_ball_unseen_at_the_strike_but_hit_in_the_shot_is_on_the_table() -> None
         records += segmenter.update(stream.get(frame, []), _tracks(frame, where))
     assert records[1].facts["first_object_ball_contacted"] == 5
     assert 5 in records[1].balls_on_table_at_start and 8 not in records[1].balls_on_table_at_start
+
+
+def _hidden(trackset: TrackSet, ball: int) -> TrackSet:
+    status = np.where(trackset.ball == ball, TrackStatus.OCCLUDED, trackset.status)
+    return TrackSet(
+        trackset.frame,
+        trackset.time_s,
+        trackset.ball,
+        trackset.xy_mm,
+        trackset.velocity_mm_s,
+        trackset.xy_px,
+        status.astype(object),
+    )
+
+
+@pytest.mark.parametrize(
+    ("lost_at", "moving", "unaccounted", "glimpse"),
+    [
+        (20, (3,), ((3, 19),), None),
+        (20, (), (), None),
+        (8, (3,), (), None),
+        (8, (3,), (), 30),
+        (None, (3,), (), None),
+    ],
+    ids=["lost-rolling", "hidden-at-rest", "hidden-before-the-strike", "one-glimpse", "seen"],
+)
+def test_ball_lost_while_moving_and_never_seen_again_is_unaccounted(
+    lost_at: int | None,
+    moving: tuple[int, ...],
+    unaccounted: tuple[tuple[int, int], ...],
+    glimpse: int | None,
+) -> None:
+    """A ball that vanished while rolling in the shot and is neither seen again nor removed
+    by any event makes the shot uncertain; a ball hidden at rest (under an arm) does not,
+    nor does one seen in a single frame (that may have been another ball)."""
+    positions = {0: (600.0, 640.0), 3: (1500.0, 300.0), 8: (2000.0, 900.0)}
+    segmenter = ShotSegmenter(TABLE)
+    stream = {12: [strike(11 / 60)], 60: [Event(60, 60 / 60, EventKind.SHOT_END)]}
+    records = []
+    for frame in range(5, 65):
+        tracks = _tracks(frame, positions, moving=moving)
+        if lost_at is not None and frame >= lost_at and frame != glimpse:
+            tracks = _hidden(tracks, 3)
+        records += segmenter.update(stream.get(frame, []), tracks)
+    record = records[0]
+    assert record.unaccounted == unaccounted
+    assert (record.confidence <= 0.5) == bool(unaccounted)
+    assert len(record.uncertain) == len(unaccounted)
+    if unaccounted:
+        assert (
+            "the 3 was lost from sight while moving (last seen on frame 19)"
+            in (record.uncertain[0])
+        )
+
+
+def test_an_uncertain_drop_leaves_the_other_removal_facts_sure() -> None:
+    events = [
+        strike(),
+        hit(1.2, 0, 3),
+        Event(80, 1.33, EventKind.BALL_POCKET, (3,), pocket="foot_left", confidence=0.7),
+    ]
+    _, confidence = facts_with_confidence(events, ALL, False)
+    assert confidence["pocketed"] == pytest.approx(0.7)
+    assert confidence["off_table"] == confidence["cue_ball_pocketed"] == 1.0

@@ -1,0 +1,204 @@
+"""Lost balls: where a ball that vanished and was never found again went (`tracking.lost`),
+and the event detector's inferences from it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from referee.shots import FactsDict, facts_with_confidence
+from tests.tracking.builders import TABLE, Noise, run_tracking, simulate
+from tracking.event_config import EventConfig
+from tracking.lost import Loss, LossBook, fate, taken_over
+from tracking.types import Event, EventKind, TrackSet, TrackStatus
+from vision.types import NUM_CLASSES
+
+CONFIG = EventConfig()
+L, W = TABLE.length_mm, TABLE.width_mm
+FRAME_S = 1.0 / 60.0
+NOBODY = np.full((NUM_CLASSES, 2), np.nan)
+
+
+def _loss(
+    xy: tuple[float, float], velocity: tuple[float, float], struck_by: int | None = None
+) -> Loss:
+    sure = 1.0 if struck_by is None else 0.6
+    return Loss(6, 1.0, np.array(xy), np.array(velocity), sure, struck_by)
+
+
+@pytest.mark.parametrize(
+    ("xy", "velocity", "pocket"),
+    [
+        ((L - 55.0, 65.0), (1290.0, -1200.0), "foot_left"),
+        ((L / 2 + 40.0, 300.0), (-100.0, -2000.0), "side_left"),
+        ((300.0, W - 300.0), (-900.0, 900.0), "head_right"),
+    ],
+    ids=["corner-close", "side-pocket", "corner-far"],
+)
+def test_a_ball_lost_heading_into_a_pocket_was_pocketed(
+    xy: tuple[float, float], velocity: tuple[float, float], pocket: str
+) -> None:
+    where = fate(TABLE, _loss(xy, velocity), NOBODY, CONFIG, FRAME_S)
+    assert where is not None and where.kind == EventKind.BALL_POCKET
+    assert where.pocket == pocket
+    assert where.confidence == pytest.approx(CONFIG.lost_pocket_confidence)
+    assert where.time_s > 1.0
+
+
+def test_a_ball_struck_hard_at_a_near_cushion_left_the_table_uncertainly() -> None:
+    # At rest 115 mm from the foot cushion line, hit straight at it at 7 m/s by the cue ball.
+    where = fate(TABLE, _loss((L - 115.0, W - 160.0), (7000.0, 500.0), 0), NOBODY, CONFIG, FRAME_S)
+    assert where is not None and where.kind == EventKind.BALL_OFF_TABLE
+    assert where.confidence == pytest.approx(CONFIG.lost_off_table_confidence)
+    assert where.confidence < 0.9  # below the review threshold: a call on it is flagged
+    assert 1.0 < where.time_s < 1.0 + FRAME_S
+    assert "hit by the cue ball" in where.reason
+
+
+@pytest.mark.parametrize(
+    ("xy", "velocity"),
+    [
+        ((L - 115.0, 600.0), (600.0, 0.0)),  # too slow to jump the cushion: it bounced, hidden
+        ((L - 800.0, 600.0), (7000.0, 0.0)),  # far from the cushion: it would have been seen
+        ((L / 2, W / 2), (0.0, 0.0)),  # hidden at rest
+        ((L / 2, W / 2), (10.0, 0.0)),  # creeping: it stopped where it was
+    ],
+    ids=["soft-cushion", "far-cushion", "at-rest", "creeping"],
+)
+def test_no_fate_for_a_ball_that_cannot_have_gone(
+    xy: tuple[float, float], velocity: tuple[float, float]
+) -> None:
+    assert fate(TABLE, _loss(xy, velocity), NOBODY, CONFIG, FRAME_S) is None
+
+
+def test_no_fate_when_another_ball_lies_on_the_path() -> None:
+    others = NOBODY.copy()
+    others[3] = (L - 200.0, 140.0)  # between the lost ball and the foot-left pocket
+    loss = _loss((L - 400.0, 330.0), (1000.0, -950.0))
+    assert fate(TABLE, loss, NOBODY, CONFIG, FRAME_S) is not None
+    assert fate(TABLE, loss, others, CONFIG, FRAME_S) is None
+
+
+def test_loss_checks_its_shapes() -> None:
+    with pytest.raises(ValueError, match=r"velocity_mm_s must have shape \(2,\)"):
+        Loss(1, 0.0, np.zeros(2), np.zeros(3), 1.0)
+
+
+def _frame(index: int, status: TrackStatus) -> TrackSet:
+    return TrackSet(
+        index,
+        index * FRAME_S,
+        np.array([6]),
+        np.array([[500.0, 500.0]]),
+        np.zeros((1, 2)),
+        np.full((1, 2), np.nan),
+        np.array([status], dtype=object),
+    )
+
+
+def test_loss_book_finds_a_ball_only_on_sightings_in_a_row() -> None:
+    seen, hidden = TrackStatus.ON_TABLE, TrackStatus.OCCLUDED
+    book = LossBook()
+    lost = [book.observe(_frame(i, s)).tolist() for i, s in enumerate([seen, seen, hidden])]
+    assert lost == [[], [], [6]]
+    book.add(_loss((500.0, 500.0), (0.0, 0.0)), None)
+    # Single sightings (another ball given its name) neither find it nor lose it anew.
+    for i, status in enumerate([seen, hidden, seen, seen, hidden], start=3):
+        assert book.observe(_frame(i, status)).tolist() == []
+        assert 6 in book.losses
+    for i in range(8, 11):
+        book.observe(_frame(i, seen))
+    assert 6 not in book.losses
+    with pytest.raises(ValueError, match="found_frames"):
+        book.observe(_frame(12, seen), found_frames=1)
+
+
+def test_loss_book_forgets_a_ball_judged_gone_until_it_is_found() -> None:
+    seen, hidden = TrackStatus.ON_TABLE, TrackStatus.OCCLUDED
+    book = LossBook()
+    for i, status in enumerate([seen, seen, hidden]):
+        book.observe(_frame(i, status))
+    where = fate(TABLE, _loss((L - 55.0, 65.0), (1290.0, -1200.0)), NOBODY, CONFIG, FRAME_S)
+    book.add(_loss((L - 55.0, 65.0), (1290.0, -1200.0)), where)
+    assert book.take(lost_before_s=0.5) == [] and 6 in book.losses  # lost at 1 s: too fresh
+    assert book.gone == set()
+    assert [loss.ball for loss, _ in book.take(lost_before_s=1.5)] == [6] and book.losses == {}
+    assert book.gone == {6}
+    # Seen twice and lost again: still gone, no second loss.
+    assert [book.observe(_frame(i, s)).tolist() for i, s in enumerate([seen, seen, hidden], 3)] == [
+        [],
+        [],
+        [],
+    ]
+    for i in range(6, 9):
+        book.observe(_frame(i, seen))
+    assert book.gone == set()
+
+
+def _shot_facts(run_events: list[Event], on_table: list[int]) -> tuple[FactsDict, dict[str, float]]:
+    return facts_with_confidence(run_events, on_table, is_break=False)
+
+
+def test_ball_knocked_over_a_near_cushion_between_frames_is_inferred_off_the_table() -> None:
+    """The 2 rests 115 mm from the foot cushion; the cue ball cuts it straight at the cushion
+    at 6 m/s and the 2 is never seen again (it flew off between two frames): a contact and
+    an off-table removal, both uncertain, so a call on them is flagged, not stated."""
+    two = np.array([L - 115.0, W - 300.0])
+    contact_at = two - np.array([TABLE.ball_diameter_mm, 0.0])
+    cue = contact_at + np.array([-500.0, -400.0])
+    aim = 6000.0 * (contact_at - cue) / np.linalg.norm(contact_at - cue)
+    positions = {0: (float(cue[0]), float(cue[1])), 2: (float(two[0]), float(two[1]))}
+    truth = simulate(positions, [(0.2, 0, (float(aim[0]), float(aim[1])))], 5.0, decel_mm_s2=900)
+    contact = next(e for e in truth.events if e.kind == EventKind.BALL_BALL)
+    noise = Noise(position_std_mm=1.0, occlusions=((2, contact.time_s, 10.0),))
+    run = run_tracking(truth, noise, seed=4)
+    assert EventKind.SHOT_END in [e.kind for e in run.events], run.events
+    facts, confidence = _shot_facts(run.events, [2])
+    assert facts["first_object_ball_contacted"] == 2
+    assert facts["off_table"] == [2]
+    assert confidence["off_table"] < 0.9
+    assert confidence["pocketed"] == 1.0 and confidence["cue_ball_off_table"] == 1.0
+
+
+def test_ball_lost_rolling_into_a_pocket_is_inferred_pocketed() -> None:
+    """The 4 is sent toward the foot-left pocket and lost 500 mm before it, never seen
+    again: pocketed there, uncertainly."""
+    four = np.array([L - 600.0, 500.0])
+    unit = (np.array([L, 0.0]) - four) / np.linalg.norm(np.array([L, 0.0]) - four)
+    cue = four - 300.0 * unit
+    positions = {0: (float(cue[0]), float(cue[1])), 4: (float(four[0]), float(four[1]))}
+    truth = simulate(positions, [(0.2, 0, (float(2500.0 * unit[0]), float(2500.0 * unit[1])))], 4.0)
+    drop = next(e for e in truth.events if e.kind == EventKind.BALL_POCKET)
+    assert drop.balls == (4,) and drop.pocket == "foot_left"
+    start = next(e.time_s for e in truth.events if e.kind == EventKind.BALL_BALL)
+    noise = Noise(position_std_mm=1.0, occlusions=((4, start + 0.1, 10.0),))
+    run = run_tracking(truth, noise, seed=6)
+    facts, confidence = _shot_facts(run.events, [4])
+    assert [p["ball"] for p in facts["pocketed"]] == [4], run.events
+    assert facts["pocketed"][0]["pocket"] == "foot_left"
+    assert confidence["pocketed"] < 0.9
+
+
+def test_ball_hidden_at_rest_stays_on_the_table() -> None:
+    positions = {0: (700.0, 640.0), 3: (L - 300.0, 200.0), 5: (1500.0, 900.0)}
+    truth = simulate(positions, [(0.2, 0, (2000.0, 0.0))], 3.0)
+    run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=((3, 0.5, 10.0),)), seed=1)
+    assert not [e for e in run.events if e.kind.removes_ball()], run.events
+
+
+@pytest.mark.parametrize(
+    ("other", "taken"),
+    [((1530.0, 640.0), True), ((1700.0, 640.0), False), (None, False)],
+    ids=["another-ball-where-it-would-be", "another-ball-further-on", "nobody"],
+)
+def test_a_ball_lost_where_another_is_seen_may_have_taken_its_name(
+    other: tuple[float, float] | None, taken: bool
+) -> None:
+    # Lost at (1500, 640) rolling at 1.8 m/s: a frame later it would be at (1530, 640).
+    loss = _loss((1500.0, 640.0), (1800.0, 0.0))
+    seen = NOBODY.copy()
+    seen[6] = (1530.0, 640.0)  # its own row is ignored
+    if other is not None:
+        seen[9] = other
+    reach = TABLE.ball_diameter_mm + CONFIG.ball_contact_tolerance_mm
+    assert taken_over(loss, 1.0 + FRAME_S, seen, reach) == taken

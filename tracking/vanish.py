@@ -1,0 +1,154 @@
+"""Balls that vanish: the part of `EventDetector` that notes each ball lost from sight and,
+when the shot ends, reports where the ones never found again went (`tracking.lost`).
+
+A rolling ball's velocity as it vanished comes from its last sightings. A resting ball that
+vanishes as a moving ball reaches it was hit: it left along the line of centres at the
+striker's speed along that line (equal masses), and the contact itself is reported (with a
+low confidence) unless the paths already gave it. `VanishWatcher` is a mixin:
+`tracking.events.EventDetector` holds the state.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tracking import contacts
+from tracking.drops import DropExplainer
+from tracking.history import FloatArray, fit_lines
+from tracking.lost import Loss, LossBook, fate, taken_over
+from tracking.types import Event, EventKind, TrackSet
+
+_STRUCK_CONFIDENCE = 0.6
+"""How sure a contact (and the struck ball's velocity) inferred from a ball vanishing as a
+moving ball reached it is: nothing of the struck ball was seen after it."""
+
+
+class VanishWatcher(DropExplainer):
+    """Lost balls for `EventDetector` (which defines the state used here)."""
+
+    _losses: LossBook
+    _vanish_contacts: list[tuple[int, int, int, float]]
+    _velocity: FloatArray
+
+    def _watch_losses(self, trackset: TrackSet) -> list[Event]:
+        """Note the balls lost on this frame; report the contacts due that vanishing showed."""
+        found = max(3, math.ceil(self.config.lost_found_s / self._dt - 1e-9))
+        others = self._positions()
+        count = self._history.count
+        times, _, xy = self._history.window(count - 1, count)
+        reach = self.table.ball_diameter_mm + self.config.ball_contact_tolerance_mm
+        for ball in self._losses.observe(trackset, found):
+            loss = self._departure(int(ball))
+            if taken_over(loss, float(times[0]), xy[0], reach):
+                self._losses.add(loss, None)
+            else:
+                self._losses.add(loss, fate(self.table, loss, others, self.config, self._dt))
+        return self._due_vanish_contacts()
+
+    def _positions(self) -> FloatArray:
+        """(11, 2) where each ball in play is now: its rest position, else its last sighting."""
+        resting = ~self._moving & np.isfinite(self._anchor[:, 0])
+        where = np.where(resting[:, None], self._anchor, self._seen_xy)
+        result: FloatArray = np.where(self._alive[:, None], where, np.nan)
+        return result
+
+    def _departure(self, ball: int) -> Loss:
+        """How ``ball`` was moving as it vanished (hidden at rest: not at all)."""
+        seen_s = float(self._seen_time[ball])
+        if self._moving[ball]:
+            count = self._history.count
+            times, _, xy = self._history.window(count - self._fit_frames - 1, count)
+            _, _, v, n = fit_lines(times, xy[:, [ball]])
+            velocity = v[0] if n[0] >= 2 else self._velocity[ball]
+            return Loss(ball, seen_s, self._seen_xy[ball].copy(), velocity, 1.0)
+        rest = self._anchor[ball] if np.isfinite(self._anchor[ball, 0]) else self._seen_xy[ball]
+        struck = self._struck(ball, rest)
+        if struck is None:
+            return Loss(ball, seen_s, rest.copy(), np.zeros(2), 1.0)
+        striker, t_contact, velocity = struck
+        due = self._history.count + self._fit_frames + 2  # after the paths' own verdict
+        self._vanish_contacts.append((due, striker, ball, t_contact))
+        return Loss(ball, t_contact, rest.copy(), velocity, _STRUCK_CONFIDENCE, striker)
+
+    def _struck(self, ball: int, rest: FloatArray) -> tuple[int, float, FloatArray] | None:
+        """(striker, contact time, velocity given to ``ball``) when a moving ball's path, from
+        its last two sightings before ``ball`` was last seen, reached ``ball``'s rest position
+        by now: equal masses, so ``ball`` left along the line of centres at the striker's
+        speed along it."""
+        count = self._history.count
+        times, _, xy = self._history.window(count - 2 * self._fit_frames - 1, count)
+        seen_s = float(self._seen_time[ball])
+        diameter = self.table.ball_diameter_mm
+        still = (seen_s, rest, np.zeros(2))
+        best: tuple[int, float, FloatArray] | None = None
+        best_speed = self.config.strike_min_speed_mm_s
+        for other in np.flatnonzero(self._alive):
+            rows = np.flatnonzero(np.isfinite(xy[:, other, 0]) & (times <= seen_s + 1e-9))
+            if other == ball or len(rows) < 2:
+                continue
+            first, last = int(rows[-2]), int(rows[-1])
+            v_in = (xy[last, other] - xy[first, other]) / (times[last] - times[first])
+            path = (float(times[last]), xy[last, other], v_in)
+            near = contacts.touch_time(
+                path, still, diameter + self.config.ball_contact_tolerance_mm
+            )
+            if near is None or not path[0] - 1.5 * self._dt <= near <= float(times[-1]):
+                continue
+            touch = contacts.touch_time(path, still, diameter)
+            t_contact = near if touch is None else touch
+            gap = rest - (path[1] + v_in * (t_contact - path[0]))
+            normal = gap / max(float(np.linalg.norm(gap)), 1e-9)
+            along = float(v_in @ normal)
+            if along > best_speed:
+                best_speed = along
+                best = (int(other), t_contact, along * normal)
+        return best
+
+    def _due_vanish_contacts(self) -> list[Event]:
+        """The contacts of balls that vanished as they were hit and are still unseen."""
+        count = self._history.count
+        due = [c for c in self._vanish_contacts if c[0] <= count]
+        self._vanish_contacts = [c for c in self._vanish_contacts if c[0] > count]
+        events = []
+        for _, striker, ball, t_contact in due:
+            if ball not in self._losses.losses or self._seen_time[ball] > t_contact:
+                continue  # seen again: its own start (or nothing) explains it
+            if self._remember(frozenset((striker, ball)), t_contact):
+                frame = self._frame_of(t_contact)
+                events.append(
+                    Event(
+                        frame,
+                        t_contact,
+                        EventKind.BALL_BALL,
+                        (striker, ball),
+                        confidence=_STRUCK_CONFIDENCE,
+                    )
+                )
+        return events
+
+    def _resolve_losses(self, events: list[Event]) -> list[Event]:
+        """At a shot end among ``events``: a removal for each ball lost (at least ``settle_s``
+        before) and never found whose path led into a pocket or hard into a cushion (an
+        inference, with its confidence)."""
+        end = next((e for e in events if e.kind == EventKind.SHOT_END), None)
+        if end is None:
+            return []
+        out = []
+        # A ball lost just now (a stroke ending the shot while balls roll) may yet be found.
+        for loss, where in self._losses.take(end.time_s - self.config.settle_s):
+            if where is None:
+                continue
+            time_s = min(where.time_s, end.time_s - 1e-6)
+            out.append(
+                Event(
+                    self._frame_of(time_s),
+                    time_s,
+                    where.kind,
+                    (loss.ball,),
+                    pocket=where.pocket,
+                    confidence=where.confidence,
+                )
+            )
+        return out
