@@ -23,6 +23,10 @@ CUSHION_NORMALS = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
 _LAST_STEPS = 4
 """How many last sightings a dropping ball's final straight path is fitted over."""
 
+SIDE_JAW_TAPER = 0.2
+"""How much a side pocket narrows from its mouth to where a ball drops, each side, in ball
+radii (the jaws turn in by a few degrees over a cushion's width)."""
+
 NOSE_ROUNDING = 0.75
 """Radius of the rounded cushion nose at a corner pocket's jaw, in ball radii (pocket jaws
 are faced with a rounded nose; about 21 mm on a standard table)."""
@@ -306,7 +310,7 @@ def jaw_rub(
     Args:
         table: the table.
         xy_mm: (K, 2) the ball's last sighted centres, mm (NaN rows are skipped).
-        pocket_xy_mm: the pocket point it dropped in (corner pockets only: others None).
+        pocket_xy_mm: the pocket point it dropped in (a side pocket: `_side_jaw`).
 
     Returns:
         (cushion name, index of the first sighting pressed on the jaw, or of the last
@@ -315,7 +319,7 @@ def jaw_rub(
     px, py = pocket_xy_mm
     corner = px in (0.0, table.length_mm) and py in (0.0, table.width_mm)
     if not corner:
-        return None
+        return _side_jaw(table, xy_mm, pocket_xy_mm)
     tip = table.corner_mouth_mm / math.sqrt(2.0)
     x, y = xy_mm[:, 0], xy_mm[:, 1]
     valid = np.isfinite(x)
@@ -337,18 +341,60 @@ def jaw_rub(
             best = (int(pressed[0]), str(table.nearest_cushion(*nose)))
     if best is not None:
         return best[1], best[0]
-    seen = np.flatnonzero(valid)[-_LAST_STEPS:]
-    if len(seen) < 2:
+    fitted = _last_step(np.stack([inside_x, inside_y], axis=1))
+    if fitted is None:
         return None
-    # The last straight stretch, fitted over the last few sightings (a slow ball's single
-    # step is mostly noise): where it was a step before the last sighting, and one step.
-    local = np.stack([inside_x, inside_y], axis=1)[seen]
-    slope, offset = np.polyfit(seen.astype(np.float64), local, 1)
-    steps = np.stack([offset + slope * (seen[-1] - 1), offset + slope * seen[-1]])
-    rail = _rail_before_mouth(steps, tip, table.ball_radius_mm)
+    rail = _rail_before_mouth(fitted[0], tip, table.ball_radius_mm)
     if rail is None:
         return None
-    return str(table.nearest_cushion(*noses[rail])), int(seen[-1])
+    return str(table.nearest_cushion(*noses[rail])), fitted[1]
+
+
+def _last_step(local_mm: FloatArray) -> tuple[FloatArray, int] | None:
+    """The last straight stretch of a path, fitted over its last few sightings (a slow
+    ball's single step is mostly noise): (2, 2) where it was one row before its last
+    sighting and at it, and the index of the last sighting; None with under two."""
+    seen = np.flatnonzero(np.isfinite(local_mm[:, 0]))[-_LAST_STEPS:]
+    if len(seen) < 2:
+        return None
+    slope, offset = np.polyfit(seen.astype(np.float64), local_mm[seen], 1)
+    steps = np.stack([offset + slope * (seen[-1] - 1), offset + slope * seen[-1]])
+    return steps, int(seen[-1])
+
+
+def _side_jaw(
+    table: TableSpec, xy_mm: FloatArray, pocket_xy_mm: tuple[float, float]
+) -> tuple[str, int] | None:
+    """Which cushion beside a side pocket a ball dropping into it touched, from its last
+    straight path: a centre that comes within a radius of the rail line beyond the mouth,
+    or crosses the rail line (into the pocket) nearer a jaw than a radius plus the jaws'
+    taper (the mouth narrows inward to the throat), touched that side.
+
+    Returns:
+        (cushion name, index of the last sighting), or None.
+    """
+    px, py = pocket_xy_mm
+    inward = math.copysign(1.0, table.width_mm / 2 - py)
+    local = np.stack([xy_mm[:, 0] - px, (xy_mm[:, 1] - py) * inward], axis=1)
+    fitted = _last_step(local)
+    if fitted is None:
+        return None
+    (start, end), last = fitted
+    step = end - start
+    radius, half = table.ball_radius_mm, table.side_mouth_mm / 2.0
+    if step[1] >= 0.0 or start[1] <= 0.0:
+        return None  # not heading into the pocket, or already in it
+    # Where the centre comes within a radius of the rail line, and where it crosses it.
+    at_rail = start[0] + step[0] * (start[1] - radius) / -step[1] if start[1] > radius else None
+    at_mouth = start[0] + step[0] * start[1] / -step[1]
+    if at_rail is not None and abs(at_rail) >= half:
+        side = at_rail
+    elif abs(at_mouth) >= half - radius * (1.0 + SIDE_JAW_TAPER):
+        side = at_mouth
+    else:
+        return None
+    nose = (px + math.copysign(half, side), py)
+    return str(table.nearest_cushion(*nose)), last
 
 
 def _rail_before_mouth(steps_mm: FloatArray, tip_mm: float, radius_mm: float) -> int | None:

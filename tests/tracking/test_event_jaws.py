@@ -71,9 +71,22 @@ def test_jaw_rub_follows_a_ball_lost_just_before_it_dropped(
         assert got[1] == 1  # the last sighting before the contact
 
 
-def test_jaw_rub_ignores_side_pockets() -> None:
-    path = np.array([[L / 2 - 30.0, 40.0], [L / 2 - 10.0, 1.0]])
-    assert jaw_rub(TABLE, path, (L / 2, 0.0)) is None
+@pytest.mark.parametrize(
+    ("path", "want"),
+    [
+        ([(L / 2 - 30.0, 40.0), (L / 2 - 10.0, 1.0)], None),  # near the middle: clean
+        ([(L / 2 + 28.0, 120.0), (L / 2 + 30.0, 88.0), (L / 2 + 32.0, 55.0)], "left_foot"),
+        ([(L / 2 - 250.0, W - 60.0), (L / 2 - 200.0, W - 50.0)], "right_head"),  # the rail
+        ([(L / 2 + 10.0, 60.0), (L / 2 + 12.0, 100.0)], None),  # leaving the pocket
+    ],
+    ids=["straight-in", "grazing-jaw", "rail-before-mouth", "leaving"],
+)
+def test_jaw_rub_at_a_side_pocket(path: list[tuple[float, float]], want: str | None) -> None:
+    """Into a side pocket, a centre nearer a jaw than a radius (plus the jaws' taper) as it
+    crosses the rail line touched that side; one down the middle touched nothing."""
+    pocket = (L / 2, 0.0) if path[-1][1] < W / 2 else (L / 2, W)
+    got = jaw_rub(TABLE, np.array(path), pocket)
+    assert (got[0] if got else None) == want
 
 
 def test_clean_drop_in_a_corner_has_no_cushion_contact() -> None:
