@@ -36,6 +36,10 @@ from vision.types import NUM_CLASSES
 
 _TOUCHING_MM = 1.5
 """A ball at rest this close to a cushion line (beyond one radius) is touching it."""
+_TOUCHING_SIGMAS = 3.0
+"""...or within this many standard deviations of the measured position noise: a ball that
+came to rest against a cushion is seen up to that far off it (broadcast_nudge shot 3: the
+safety's ball stopped against the cushion was seen 3.7 mm off it)."""
 _MAX_FPS = 250.0
 """Highest frame rate the history is sized for."""
 _MIN_ANCHOR_GAIN = 0.02
@@ -242,7 +246,8 @@ class EventDetector(VanishWatcher):
         gaps = contacts.inside_distances_mm(self.table, xy_mm) - self.table.ball_radius_mm
         side = int(np.argmin(gaps))
         toward = -float(self._approach_velocity[ball] @ contacts.CUSHION_NORMALS[side])
-        if gaps[side] > _TOUCHING_MM or toward <= 0.0:
+        touching = max(_TOUCHING_MM, _TOUCHING_SIGMAS * self._noise_mm)
+        if gaps[side] > touching or toward <= 0.0:
             return []
         cushion = str(self.table.nearest_cushion(float(xy_mm[0]), float(xy_mm[1])))
         last = self._last_cushion.get((ball, cushion), -np.inf)
