@@ -51,7 +51,7 @@ def moving_frames(clip: Path) -> int | None:
         before = where.get(frame - 1, {})
         shared = [b for b in balls if b in before]
         steps = [np.hypot(*np.subtract(balls[b], before[b])) for b in shared]
-        count += bool(steps) and max(steps) > 0.05
+        count += int(bool(steps) and max(steps) > 0.05)
     return count
 
 
