@@ -24,7 +24,7 @@ from referee.declarations import DeclarationLog
 from referee.pipeline_calls import CallConfig, CallStage, ShotInput, ShotResult
 from tracking.geometry import pocket_entry
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
-from vision.types import Detections, Frame
+from vision.types import CUE, Detections, Frame
 
 if TYPE_CHECKING:  # the stages are imported when a pipeline is built, not before
     from referee.shots import ShotConfig
@@ -67,7 +67,9 @@ class PipelineConfig:
             otherwise only around the tracked balls. Lowering it finds a returning ball (a
             spotted 10, a cue ball in hand) sooner but costs time.
         lost_search_every_s: while a moving ball is lost (a blurred break shot, a ball past a
-            cushion the prediction missed), the whole table is searched this often, seconds.
+            cushion the prediction missed) or the cue ball is lost (struck, it leaves its
+            search window before its filter sees it move), the whole table is searched this
+            often, seconds.
             Lowering it re-acquires such balls sooner at the cost of more full searches; 0
             turns it off.
         lost_ball_speed_mm_s: a lost ball counts as moving above this estimated speed.
@@ -158,12 +160,18 @@ _DROP_HORIZON_S = 0.2
 
 
 def _moving_ball_lost(tracks: TrackSet, min_speed_mm_s: float, table: TableSpec) -> bool:
-    """Whether some ball is hidden from the detector while the tracker thinks it moves,
-    other than one heading into a pocket mouth (it is dropping: a full-table search, some
-    60 ms, would not find it, and the windows around its prediction cover a rattle)."""
+    """Whether some ball is hidden from the detector while it may be moving, other than one
+    heading into a pocket mouth (it is dropping: a full-table search, some 60 ms, would not
+    find it, and the windows around its prediction cover a rattle).
+
+    A ball may be moving when the tracker thinks so, and the cue ball whenever it is lost:
+    struck from rest, it leaves its search window within a frame (at 2 m/s and up) while its
+    filter, which never saw it move, still says it rests. An object ball only starts when a
+    ball the tracker follows reaches it.
+    """
     coasting = tracks.status == TrackStatus.OCCLUDED
     speed = np.hypot(tracks.velocity_mm_s[:, 0], tracks.velocity_mm_s[:, 1])
-    lost = coasting & (speed > min_speed_mm_s)
+    lost = coasting & ((speed > min_speed_mm_s) | (tracks.ball == CUE))
     if not lost.any():
         return False
     entering = pocket_entry(

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import TableSpec
-from tracking import contacts
+from tracking import contacts, placement
 from tracking.event_config import EventConfig
 from tracking.history import FloatArray, PositionHistory, fit_lines
 from tracking.strokes import HiddenStroke
@@ -85,16 +85,9 @@ class StartExplainer(HiddenStroke):
             self._anchor[ball] = p[0] if n[0] else anchor
             self._anchor_weight[ball] = 1.0
             return []
-        found = self._cue_found_far(times, xy[:, CUE]) if ball == CUE else None
+        found = self._by_hand_or_unseen(ball, (times, xy[:, ball]), v[0])
         if found is not None:
             return found
-        if self._relocated(ball, (times, xy[:, ball]), v[0]):
-            # Put down by hand: it rests where it was last seen.
-            self._moving[ball] = False
-            seen = np.flatnonzero(np.isfinite(xy[:, ball, 0]))
-            self._anchor[ball] = xy[seen[-1], ball]
-            self._anchor_weight[ball] = 1.0
-            return []
         t_start = float(t_ref[0] + (anchor - p[0]) @ v[0] / speed**2)
         # A slow ball is first seen displaced long after it left: as long as it took to get
         # there at its speed (a fast one within a frame or two).
@@ -102,8 +95,11 @@ class StartExplainer(HiddenStroke):
         lag = _roll_time(float(np.linalg.norm(xy[first, ball] - anchor)), speed, self.config)
         floor = min(float(times[0]) - 1.5 * self._dt - lag, float(self._start_floor[ball]))
         t_start = min(max(t_start, floor), float(times[0]))
-        if not self._in_shot and ball != CUE and self._cue_unseen_at(t_start):
-            # Balls leaving together outside a shot were all set off by the unseen stroke.
+        rolling = speed >= self.config.start_min_speed_mm_s
+        if rolling and not self._in_shot and ball != CUE and self._cue_unseen_at(t_start):
+            # Balls leaving together outside a shot were all set off by the unseen stroke (a
+            # ball found at rest far away after a while unseen shows no stroke now).
+            t_start = self._after_cue_left(t_start, float(times[0]))
             return self._hidden_stroke(ball, detected, t_start)
         # How far the toucher's own touch time may lie from this estimate.
         self._start_slack_s = lag
@@ -143,6 +139,12 @@ class StartExplainer(HiddenStroke):
         event = self._unexplained_start(ball, t_start, speed)
         return [] if event is None else event
 
+    def _after_cue_left(self, t_start: float, seen_s: float) -> float:
+        """A start set off by an unseen stroke, no earlier than the cue ball's last sighting
+        at rest before ``seen_s`` (a slow start's estimate can reach far back)."""
+        last = self._cue_last_seen(seen_s)
+        return t_start if last is None else min(max(t_start, last + 0.5 * self._dt), seen_s)
+
     def _unseen_stroke(self, touches: list[tuple[int, int, float, float]]) -> list[Event]:
         """A ``strike`` when the cue ball hit a ball outside a shot and its own start gave
         none (it stopped dead on a ball a few millimetres away before it was seen moving)."""
@@ -178,6 +180,35 @@ class StartExplainer(HiddenStroke):
         speed = float(np.linalg.norm(velocity))
         across = abs(float(offset[0] * velocity[1] - offset[1] * velocity[0])) / speed
         return across > self.table.ball_diameter_mm
+
+    def _by_hand_or_unseen(
+        self, ball: int, seen: tuple[FloatArray, FloatArray], velocity: FloatArray
+    ) -> list[Event] | None:
+        """No events for a ball put down by hand (`_put_down`, `_relocated`: it rests where
+        it was last seen), a hidden stroke's for a cue ball found far along
+        (`_cue_found_far`), None for a start to explain."""
+        times, xy = seen
+        placed = self._put_down(ball, seen, float(np.linalg.norm(velocity)))
+        found = None if placed or ball != CUE else self._cue_found_far(times, xy)
+        if found is not None:
+            return found
+        if not (placed or self._relocated(ball, seen, velocity)):
+            return None
+        self._moving[ball] = False
+        self._anchor[ball] = xy[np.flatnonzero(np.isfinite(xy[:, 0]))[-1]]
+        self._anchor_weight[ball] = 1.0
+        return []
+
+    def _put_down(self, ball: int, seen: tuple[FloatArray, FloatArray], speed: float) -> bool:
+        """Whether ``ball`` was found at rest far from its rest spot, soon after it was last
+        seen there, with no ball beside it to have stopped it (`placement.put_down`)."""
+        times, xy = seen
+        first = int(np.argmax(np.isfinite(xy[:, 0])))
+        elapsed = max(float(times[first]) - float(self._start_floor[ball]), self._dt)
+        # Where the others rest, or (moving) where they left from.
+        others = self._anchor[self._alive & (np.arange(len(self._alive)) != ball)]
+        jump = np.stack([self._anchor[ball], xy[first]])
+        return placement.put_down(jump, elapsed, speed, others, self._diameter)
 
     def _pushed_by_frozen_cue(self, ball: int, velocity: FloatArray) -> bool:
         """Whether the resting cue ball touches ``ball`` and ``ball`` left straight away
@@ -355,7 +386,8 @@ class StartExplainer(HiddenStroke):
     ) -> list[tuple[int, int, float, float]]:
         """A ball struck from rest that hit ``ball`` within a frame or two: too soon for a
         fitted path, so its path is the line from its rest position through its sightings
-        since it started, and it must pass within a diameter of ``ball``."""
+        since it started, and it must pass within a diameter of ``ball``. A ball resting on
+        that line before ``ball`` (a rack's head ball) was met first and passed it on."""
         diameter = self.table.ball_diameter_mm
         tolerance = self.config.ball_contact_tolerance_mm
         target = self._anchor[ball]
@@ -378,8 +410,32 @@ class StartExplainer(HiddenStroke):
             across = abs(float((target - origin) @ np.array([-u[1], u[0]])))
             reach = along - math.sqrt(max(diameter**2 - min(across, diameter) ** 2, 0.0))
             if across <= diameter + tolerance and reach >= travel - tolerance:
-                return [(other, ball, t_start, 0.8)]
+                first = self._first_on_line(other, started, (origin, u), ball)
+                if first == ball:
+                    return [(other, ball, t_start, 0.8)]
+                return [(other, first, t_start, 0.8), (first, ball, t_start, 0.5)]
         return []
+
+    def _first_on_line(
+        self, mover: int, started: int, line: tuple[FloatArray, FloatArray], ball: int
+    ) -> int:
+        """The ball ``mover``, leaving its rest spot along ``line`` (origin, unit direction)
+        at push ``started``, meets first on its way to ``ball``: the nearest along the line
+        of the balls then at rest whose centres lie within a diameter of it (not one on the
+        mover's own spot: two balls cannot overlap, so that is a second sighting of it)."""
+        still = self._alive & np.isfinite(self._anchor[:, 0])
+        for other, began in self._start_count.items():
+            still[other] &= began >= started or not self._moving[other]
+        still[mover] = False
+        origin, u = line
+        offset = self._anchor - origin
+        along = offset @ u
+        across = np.abs(offset @ np.array([-u[1], u[0]]))
+        diameter = self.table.ball_diameter_mm
+        on_line = still & (across <= diameter) & (along > 0.5 * diameter)
+        on_line &= along < along[ball]
+        on_line[ball] = True
+        return int(np.argmin(np.where(on_line, along, np.inf)))
 
     def _stop_at_first_touch(
         self, path: Path, xy_mm: FloatArray, resting: NDArray[np.bool_], t_start: float

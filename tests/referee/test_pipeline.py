@@ -307,3 +307,46 @@ def test_full_searches_only_for_a_moving_ball_lost_on_the_bed(
     full = [i for i, hint in enumerate(detector.hints) if hint is None]
     assert full == expected
     assert pipeline.full_searches == len(expected)
+
+
+class LostAtRestTracker:
+    """``ball`` (the cue ball or the 3) vanishes from frame 2 to frame 11 while its filter,
+    which never saw it move, still says it rests."""
+
+    def __init__(self, ball: int) -> None:
+        self.ball = ball
+
+    def update(self, detections: Detections, frame: int, time_s: float) -> TrackSet:
+        balls = np.array([0, 3])
+        lost = (balls == self.ball) & (2 <= frame <= 11)
+        return TrackSet(
+            frame,
+            time_s,
+            balls,
+            np.array([[635.0, 635.0], [1905.0, 300.0]]),
+            np.zeros((2, 2)),
+            np.array([[100.0, 90.0], [200.0, 60.0]]),
+            np.where(lost, TrackStatus.OCCLUDED, TrackStatus.ON_TABLE).astype(object),
+        )
+
+
+@pytest.mark.parametrize(
+    ("ball", "expected"),
+    [(0, [0, 3, 6, 9, 12]), (3, [0])],
+    ids=["cue-ball-struck-out-of-its-window", "object-ball-hidden"],
+)
+def test_a_lost_cue_ball_may_be_moving_though_its_filter_says_it_rests(
+    ball: int, expected: list[int]
+) -> None:
+    # A struck cue ball leaves its search window within a frame, before its filter sees it
+    # move: lost, it is searched for on the whole table. An object ball only starts when
+    # something hits it, which the tracker sees coming.
+    detector = FakeDetector()
+    stages = Stages(
+        tracker=LostAtRestTracker(ball), events=ScriptedEvents({}), segmenter=ScriptedShots({})
+    )
+    config = PipelineConfig(full_search_every_frames=1000, lost_search_every_s=0.05)
+    pipeline = Pipeline(_calibration(), config, detector, None, stages)
+    for index in range(16):
+        pipeline.process(_frame(index))
+    assert [i for i, hint in enumerate(detector.hints) if hint is None] == expected

@@ -1,13 +1,18 @@
-"""How far back a start may be put for a ball first seen already displaced."""
+"""Why balls start: how far back a start may be put for a ball first seen already
+displaced, and which ball a cue ball seen only briefly met first."""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.tracking.builders import TABLE
 from tracking.event_config import EventConfig
+from tracking.events import EventDetector
 from tracking.starts import _roll_time
 
 CONFIG = EventConfig()
@@ -34,3 +39,39 @@ def test_a_creeping_ball_cannot_have_started_minutes_ago() -> None:
 
 def test_a_fast_ball_took_about_distance_over_speed() -> None:
     assert math.isclose(_roll_time(30.0, 3000.0, CONFIG), 0.01, rel_tol=0.01)
+
+
+def _detector_with(rest: dict[int, tuple[float, float]]) -> EventDetector:
+    """An event detector with these balls at rest (and nothing moving)."""
+    detector = EventDetector(TABLE)
+    for ball, xy in rest.items():
+        detector._alive[ball] = True
+        detector._anchor[ball] = xy
+    return detector
+
+
+HEAD, SECOND_ROW = (1676.0, 559.0), (1725.5, 587.6)
+
+
+@pytest.mark.parametrize(
+    ("rest", "first"),
+    [
+        ({0: (445.0, 620.0), 1: HEAD, 2: SECOND_ROW}, 1),
+        ({0: (445.0, 620.0), 2: SECOND_ROW}, 2),
+        ({0: (445.0, 620.0), 1: (1676.0, 400.0), 2: SECOND_ROW}, 2),
+        ({0: (445.0, 620.0), 6: (449.0, 620.0), 2: SECOND_ROW}, 2),
+        ({0: (445.0, 620.0), 1: (300.0, 625.0), 2: SECOND_ROW}, 2),
+    ],
+    ids=["head-ball-in-the-way", "nothing-between", "off-the-line", "on-its-own-spot", "behind"],
+)
+def test_a_fresh_starter_meets_first_the_ball_in_its_way(
+    rest: dict[int, tuple[float, float]], first: int
+) -> None:
+    """A cue ball seen once leaving towards the rack: the second-row ball it is credited
+    with was reached through the head ball resting on its line, never through a ball off
+    the line, behind it, or on its own spot (a second sighting of it)."""
+    detector = _detector_with(rest)
+    origin = np.array(rest[0])
+    direction = np.array(SECOND_ROW) - origin
+    line = (origin, direction / np.linalg.norm(direction))
+    assert detector._first_on_line(0, 10, line, 2) == first
