@@ -27,6 +27,10 @@ SIDE_JAW_TAPER = 0.2
 """How much a side pocket narrows from its mouth to where a ball drops, each side, in ball
 radii (the jaws turn in by a few degrees over a cushion's width)."""
 
+JAW_RELIEF_DEG = 38.0
+"""How far a corner pocket's jaw face turns away from the cushion line at the nose, degrees
+(WPA: pocket angle 142 +- 1 degrees between cushion face and jaw face)."""
+
 NOSE_ROUNDING = 0.75
 """Radius of the rounded cushion nose at a corner pocket's jaw, in ball radii (pocket jaws
 are faced with a rounded nose; about 21 mm on a standard table)."""
@@ -299,11 +303,12 @@ def jaw_rub(
     """Which corner-pocket jaw (or cushion beside it) a dropping ball touched on its way in.
 
     The jaws of a corner pocket run on from the cushion noses into the pocket, turned
-    slightly away from the bed. A centre that reaches a cushion line beyond the nose, inside
-    the mouth, is pressed against that jaw: a cushion contact just before the drop, too short
-    to bend the path visibly. A ball lost from sight just before it dropped (motion blur) is
-    followed along its last straight path (fitted over its last few sightings, one row a
-    frame): a centre that comes within one radius of a rail
+    away from the bed (``JAW_RELIEF_DEG``). A centre that reaches a cushion line beyond the
+    nose, inside the mouth, within a radius of the jaw face, is pressed against that jaw: a
+    cushion contact just before the drop, too short to bend the path visibly (deeper in, past
+    the line but clear of the receding jaw, it is over the hole). A ball lost from sight just
+    before it dropped (motion blur) is followed along its last straight path (fitted over its
+    last few sightings, one row a frame): a centre that comes within one radius of a rail
     line before the nose ends, or of the rounded nose, cannot pass that rail without
     touching it (`_rail_before_mouth`).
 
@@ -330,12 +335,17 @@ def jaw_rub(
     inside_x, inside_y = (x - px) * sign_x, (y - py) * sign_y
     noses = ((px, py + sign_y * tip), (px + sign_x * tip, py))
     checks = ((inside_x, inside_y, noses[0]), (inside_y, inside_x, noses[1]))
+    relief = math.radians(JAW_RELIEF_DEG)
     best: tuple[int, str] | None = None
     for gap, along, nose in checks:
+        # Signed distance from the jaw face: the line through the nose tip turned away from
+        # the bed by the jaw relief.
+        from_jaw = (tip - along) * math.sin(relief) + gap * math.cos(relief)
         pressed = np.flatnonzero(
             valid
             & (np.nan_to_num(along, nan=np.inf) < tip)
             & (np.nan_to_num(gap, nan=np.inf) <= 0.0)
+            & (np.nan_to_num(from_jaw, nan=np.inf) <= table.ball_radius_mm)
         )
         if len(pressed) and (best is None or pressed[0] < best[0]):
             best = (int(pressed[0]), str(table.nearest_cushion(*nose)))

@@ -19,11 +19,12 @@ L, W = TABLE.length_mm, TABLE.width_mm
     ("last_xy", "want"),
     [
         ((L + 1.0, 40.0), "foot"),  # pressed on the foot jaw of the foot-left pocket
-        ((L - 30.0, -0.5), "left_foot"),  # on the left rail's jaw
+        ((L - 45.0, -2.0), "left_foot"),  # on the left rail's jaw
+        ((L - 29.0, -0.6), None),  # past the rail line deep in the mouth: over the hole
         ((L - 20.0, 20.0), None),  # down the middle of the mouth
         ((L - 1.0, 150.0), "foot"),  # came into the foot cushion outside the mouth
     ],
-    ids=["foot-jaw", "side-rail-jaw", "clean", "into-foot-cushion"],
+    ids=["foot-jaw", "side-rail-jaw", "deep", "clean", "into-foot-cushion"],
 )
 def test_jaw_rub_names_the_jaw_the_centre_pressed_on(
     last_xy: tuple[float, float], want: str | None
