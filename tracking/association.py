@@ -8,9 +8,11 @@ collision gate (a ball struck between two frames can have moved by up to the top
 times the frame interval) is allowed at a fixed penalty, so identity alone decides it.
 
 A track whose position is uncertain (a ball lost for a while) also pays for its spread: the
-Gaussian's normalisation ``0.5 log(det S / det R)``, so a lost track with a table-wide gate
-cannot outbid, on distance alone, a nearby track that truly explains a detection; its
-kinematic term then tends to the jump penalty, and identity decides.
+Gaussian's normalisation ``0.5 log(det S / det R)``. A jump costs ``-log`` of a uniform
+density over the area the ball may have reached (at least ``collision_penalty``), and never
+less than the track's spread: so a track lost for long, with a table-wide gate, cannot
+outbid a nearby track that truly explains a detection (a blurred ball misnamed for a
+frame); it is found again by re-identification, on a sure identity.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
+
+from vision.types import NUM_CLASSES
 
 _INFEASIBLE = 1.0e9
 _MIN_PROBABILITY = 1.0e-6
@@ -41,6 +45,11 @@ class AssociationConfig:
             balls) harder to accept and needs a surer identity for them.
         max_cost: assignments dearer than this are refused (the detection stays unassigned
             and the track coasts). Raising it accepts weaker identity evidence.
+        identity_error_rate: share of detections whose class probabilities are no better
+            than a guess (motion blur, shade, a ball half hidden): the probabilities are
+            mixed with the uniform one at this weight, so one misnamed frame cannot push a
+            ball's own detection, right where its track expects it, to a lost track of
+            another number. In [0, 1); raising it trusts position more than identity.
     """
 
     identity_weight: float = 2.0
@@ -48,6 +57,14 @@ class AssociationConfig:
     gate_min_mm: float = 30.0
     collision_penalty: float = 10.0
     max_cost: float = 14.0
+    identity_error_rate: float = 0.2
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.identity_error_rate < 1.0:
+            raise ValueError(
+                "AssociationConfig.identity_error_rate must be in [0, 1), "
+                f"got {self.identity_error_rate}"
+            )
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -59,16 +76,24 @@ class TrackGates:
             nothing can have struck cannot jump: its gate is 0, leaving ``gate_min_mm``).
         spread_cost: (T,) ``0.5 log(det S / det R)`` of each track's innovation covariance
             ``S`` against the measurement noise ``R``: the price of a vague prediction.
+        jump_cost: (T,) cost of a jump anywhere in each track's collision gate (None: the
+            config's ``collision_penalty`` for all): ``-log`` of a uniform density over the
+            area it may have reached, relative to the measurement noise (`jump_costs`), so a
+            track lost for long, whose gate is the whole table, pays more for a detection
+            it merely might explain than a ball struck between two frames.
     """
 
     collision_gate_mm: NDArray[np.float64]
     spread_cost: NDArray[np.float64]
+    jump_cost: NDArray[np.float64] | None = None
 
     def __post_init__(self) -> None:
-        if np.shape(self.collision_gate_mm) != np.shape(self.spread_cost):
+        shape = np.shape(self.collision_gate_mm)
+        jump_shape = shape if self.jump_cost is None else np.shape(self.jump_cost)
+        if np.shape(self.spread_cost) != shape or jump_shape != shape:
             raise ValueError(
-                f"TrackGates: collision_gate_mm {np.shape(self.collision_gate_mm)} and "
-                f"spread_cost {np.shape(self.spread_cost)} must both be (T,)"
+                f"TrackGates: collision_gate_mm {shape}, spread_cost "
+                f"{np.shape(self.spread_cost)} and jump_cost {jump_shape} must all be (T,)"
             )
 
 
@@ -92,14 +117,44 @@ def association_cost(
     """
     if not isinstance(gates, TrackGates):
         gates = TrackGates(np.asarray(gates, np.float64), np.zeros(len(d_sq)))
-    identity = -np.log(np.maximum(class_prob, _MIN_PROBABILITY)) * config.identity_weight
+    # The identifier errs on hard frames (motion blur, shade, a ball half hidden): with
+    # probability ``identity_error_rate`` its answer is no better than a guess.
+    error = config.identity_error_rate
+    reliable = (1.0 - error) * class_prob + error / NUM_CLASSES
+    identity = -np.log(np.maximum(reliable, _MIN_PROBABILITY)) * config.identity_weight
     kinematic = (d_sq <= config.gate_sigmas**2) | (distance_mm <= config.gate_min_mm)
-    jump = config.collision_penalty
-    # -log N(z; Hx, S) up to the constant shared by every pair: 0.5 d² + 0.5 log det(S/R).
-    likelihood = 0.5 * d_sq + np.maximum(gates.spread_cost, 0.0)[:, None]
+    spread = np.maximum(gates.spread_cost, 0.0)[:, None]
+    jump = np.full((len(d_sq), 1), config.collision_penalty)
+    if gates.jump_cost is not None:
+        jump = np.maximum(jump, gates.jump_cost[:, None])
+    # A jump is never likelier than a detection right on the prediction: it costs at least
+    # the track's spread (a track lost for long cannot jump anywhere cheaply).
+    jump = np.maximum(jump, spread)
+    # -log N(z; Hx, S) up to the constant shared by every pair: 0.5 d² + 0.5 log det(S/R);
+    # a jump (a uniform density over the collision gate) where that is less likely.
+    likelihood = 0.5 * d_sq + spread
     cost = identity + np.where(kinematic, np.minimum(likelihood, jump), jump)
     feasible = distance_mm <= np.maximum(gates.collision_gate_mm[:, None], config.gate_min_mm)
     result: NDArray[np.float64] = np.where(feasible, cost, _INFEASIBLE)
+    return result
+
+
+def jump_costs(
+    collision_gate_mm: NDArray[np.float64], bed_area_mm2: float, R: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """(T,) ``-log`` of a uniform density over each track's reach, in the units of the
+    Gaussian term: ``log(A / (2 pi sqrt(det R)))`` with ``A`` the gate's disc, at most the
+    bed.
+
+    Args:
+        collision_gate_mm: (T,) radius each ball may have jumped, mm.
+        bed_area_mm2: area the ball centres can take, mm².
+        R: (2, 2) measurement noise, mm².
+    """
+    area = np.minimum(np.pi * collision_gate_mm**2, bed_area_mm2)
+    result: NDArray[np.float64] = np.log(
+        np.maximum(area, 1.0) / (2.0 * np.pi * np.sqrt(np.linalg.det(R)))
+    )
     return result
 
 

@@ -74,6 +74,28 @@ def accumulate(
     count[tracks] += 1
 
 
+def faded(
+    evidence: NDArray[np.float64], unseen_s: NDArray[np.float64], config: IdentityConfig
+) -> NDArray[np.float64]:
+    """(11, 11) evidence with each slot's row faded by how long its track has been unseen.
+
+    A track unseen for a while keeps the evidence of its last detections, which may be of
+    another ball (a ghost started on a split detection, a track that lost its ball in a
+    cluster). That stale evidence must not veto a seen track taking the number its own
+    recent detections support: it fades like the exponential memory it is,
+    ``exp(-unseen_s / memory_s)``, so a long-lost partner's side of an exchange counts
+    for nothing.
+
+    Args:
+        evidence: (11, 11) average log class probabilities per track slot.
+        unseen_s: (11,) time since each slot's track last took a detection, s (0 if seen).
+        config: the tunables (``memory_s``).
+    """
+    fade = np.exp(-np.maximum(unseen_s, 0.0) / config.memory_s)
+    result: NDArray[np.float64] = evidence * fade[:, None]
+    return result
+
+
 def log_probabilities(
     class_prob: NDArray[np.floating], config: IdentityConfig
 ) -> NDArray[np.float64]:

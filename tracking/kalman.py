@@ -168,6 +168,35 @@ def update(
     return mean_new, cov_new
 
 
+def correct(
+    mean: Float64Array, cov: Float64Array, z: Float64Array, R: Float64Array
+) -> tuple[Float64Array, Float64Array, Float64Array, Float64Array]:
+    """`update`, also returning the innovation and its normalised square (one inverse of S).
+
+    Args:
+        mean: (N, 4) predicted means.
+        cov: (N, 4, 4) predicted covariances.
+        z: (N, 2) measured positions, mm.
+        R: (2, 2) measurement noise, mm².
+
+    Returns:
+        The corrected (N, 4) means and (N, 4, 4) covariances, the (N, 2) innovation
+        ``y = z - H x`` and the (N,) ``yᵀ S⁻¹ y``.
+    """
+    y, S = innovation(mean, cov, z, R)
+    S_inv = inverse_2x2(S)
+    # S⁻¹ y, then yᵀ S⁻¹ y
+    S_inv_y = np.einsum("nij,nj->ni", S_inv, y)
+    nis = np.einsum("ni,ni->n", y, S_inv_y)
+    # K = P Hᵀ S⁻¹, x = x + K y = x + P Hᵀ (S⁻¹ y)
+    mean_new = mean + np.einsum("nij,nj->ni", cov[:, :, :2], S_inv_y)
+    K = cov[:, :, :2] @ S_inv
+    # P = (I - K H) P, kept symmetric against rounding.
+    cov_new = cov - K @ cov[:, :2, :]
+    cov_new = 0.5 * (cov_new + np.swapaxes(cov_new, 1, 2))
+    return mean_new, cov_new, y, nis
+
+
 def pairwise_mahalanobis_sq(
     mean: Float64Array, cov: Float64Array, z: Float64Array, R: Float64Array
 ) -> Float64Array:
@@ -186,6 +215,26 @@ def pairwise_mahalanobis_sq(
     y = z[None, :, :] - mean[:, None, :2]
     d_sq: Float64Array = np.einsum("nmi,nij,nmj->nm", y, S_inv, y)
     return d_sq
+
+
+def pairwise_distances(
+    mean: Float64Array, S: Float64Array, z: Float64Array
+) -> tuple[Float64Array, Float64Array]:
+    """(N, M) squared Mahalanobis and (N, M) Euclidean distances of every measurement to
+    every track, given the tracks' innovation covariances (one pass, no (N, M, 2) einsum).
+
+    Args:
+        mean: (N, 4) predicted means.
+        S: (N, 2, 2) innovation covariances ``H P Hᵀ + R``, mm².
+        z: (M, 2) measurements, mm.
+    """
+    a, b, d = S[:, 0, 0, None], S[:, 0, 1, None], S[:, 1, 1, None]
+    dx = z[None, :, 0] - mean[:, 0, None]
+    dy = z[None, :, 1] - mean[:, 1, None]
+    # yᵀ S⁻¹ y for y = (dx, dy), with S⁻¹ = [[d, -b], [-b, a]] / det
+    d_sq: Float64Array = (d * dx * dx - 2.0 * b * dx * dy + a * dy * dy) / (a * d - b * b)
+    distance: Float64Array = np.sqrt(dx * dx + dy * dy)
+    return d_sq, distance
 
 
 def normalized_innovation_sq(y: Float64Array, S: Float64Array) -> Float64Array:

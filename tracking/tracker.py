@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from calibration.table import TableSpec
 from tracking import kalman
-from tracking.association import TrackGates, assign, association_cost
+from tracking.association import TrackGates, assign, association_cost, jump_costs
 from tracking.bounce import CushionModel, bounce_off_cushions
 from tracking.geometry import outside_distance_mm, pocket_entry
 from tracking.identity import (
@@ -27,6 +27,7 @@ from tracking.identity import (
     SLOT_IN_PLAY,
     SLOT_REMOVED,
     accumulate,
+    faded,
     log_probabilities,
     relabels,
 )
@@ -98,6 +99,10 @@ class BallTracker:
             self.config.cushion_restitution, self.config.cushion_restitution_std
         )
         self._cache: dict[float, tuple[NDArray[np.float64], ...]] = {}
+        radius = table.ball_radius_mm
+        self._centre_low = np.array([radius, radius])
+        self._bed_area_mm2 = float((table.length_mm - 2 * radius) * (table.width_mm - 2 * radius))
+        self._centre_high = np.array([table.length_mm - radius, table.width_mm - radius])
         self._jumpable = np.ones(NUM_CLASSES, bool)
 
     def update(self, detections: Detections, frame: int, time_s: float) -> TrackSet:
@@ -141,12 +146,18 @@ class BallTracker:
             return
         F, q_move, q_rest = self._matrices(dt_s)
         # Every slot is predicted (one batch); slots not in play are restarted when used.
-        at_rest = ~np.any(state.mean[:, 2:], axis=1)
+        at_rest: NDArray[np.bool_] = ~np.any(state.mean[:, 2:], axis=1)
         Q = np.where(at_rest[:, None, None], q_rest, q_move)
-        before_xy = state.mean[:, :2].copy()
+        before_xy = state.mean[:, :2]
         state.mean, state.cov = kalman.predict(state.mean, state.cov, F, Q)
-        bounce_off_cushions(self.table, before_xy, state.mean, state.cov, self._cushion)
-        state.cov = kalman.cap_variance(state.cov, self._variance_cap)
+        centre = state.mean[:, :2]
+        # Only a ball predicted beyond a cushion line and still heading out can bounce
+        # (most frames: none).
+        over = centre - np.clip(centre, self._centre_low, self._centre_high)
+        if ((over * state.mean[:, 2:] > 0.0).any(axis=1) & state.alive).any():
+            bounce_off_cushions(self.table, before_xy, state.mean, state.cov, self._cushion)
+        if (np.diagonal(state.cov, axis1=1, axis2=2) > self._variance_cap).any():
+            state.cov = kalman.cap_variance(state.cov, self._variance_cap)
 
     def _matrices(self, dt_s: float) -> tuple[NDArray[np.float64], ...]:
         """F and the moving / resting Q for a time step, cached by step."""
@@ -172,10 +183,8 @@ class BallTracker:
             return empty, empty.copy()
         mean, cov = state.mean[idx], state.cov[idx]
         z = dets.xy_mm.astype(np.float64)
-        d_sq = kalman.pairwise_mahalanobis_sq(mean, cov, z, self._R)
-        offset = z[None, :, :] - mean[:, None, :2]
-        distance = np.sqrt(np.einsum("tdi,tdi->td", offset, offset))
         S = cov[:, :2, :2] + self._R
+        d_sq, distance = kalman.pairwise_distances(mean, S, z)
         sigma_mm = np.sqrt(kalman.largest_eigenvalue_2x2(S))
         may_jump = self._may_jump(idx, sigma_mm, dt_s)
         unseen_s = np.maximum(dt_s, (self._time_s or 0.0) - state.seen_time_s[idx])
@@ -186,9 +195,11 @@ class BallTracker:
                 config.max_disturbed_speed_mm_s * unseen_s, config.max_disturbed_distance_mm
             ),
         )
+        collision_gate_mm = jump_mm + config.association.gate_sigmas * sigma_mm
         gates = TrackGates(
-            jump_mm + config.association.gate_sigmas * sigma_mm,
+            collision_gate_mm,
             0.5 * np.log((S[:, 0, 0] * S[:, 1, 1] - S[:, 0, 1] ** 2) / self._det_R),
+            jump_costs(collision_gate_mm, self._bed_area_mm2, self._R),
         )
         class_prob = dets.class_prob.T[idx].astype(np.float64) * dets.confidence[None, :]
         cost = association_cost(d_sq, distance, class_prob, gates, config.association)
@@ -221,12 +232,14 @@ class BallTracker:
             + config.association.gate_sigmas * sigma_mm
         )
         xy = state.mean[idx, :2]
-        apart = np.linalg.norm(xy[:, None, :] - xy[None, :, :], axis=2)
-        touching = apart <= 1.5 * self.table.ball_diameter_mm
-        touched = np.any(struck[None, :] & (apart <= reach[None, :]), axis=1)
+        dx = xy[:, 0, None] - xy[None, :, 0]
+        dy = xy[:, 1, None] - xy[None, :, 1]
+        apart_sq = dx * dx + dy * dy
+        touching = apart_sq <= (1.5 * self.table.ball_diameter_mm) ** 2
+        touched = (struck[None, :] & (apart_sq <= (reach * reach)[None, :])).any(axis=1)
         for _ in range(len(idx)):  # pass the knock along chains of touching balls
-            more = touched | np.any(touched[None, :] & touching, axis=1)
-            if np.array_equal(more, touched):
+            more = touched | touching[:, touched].any(axis=1)
+            if not (more & ~touched).any():
                 break
             touched = more
         # A ball lost in a pocket mouth while heading in has dropped, or rattles in the jaws:
@@ -247,12 +260,10 @@ class BallTracker:
         if len(tracks) == 0:
             return
         z = measured[0].astype(np.float64)
-        y, S = kalman.innovation(state.mean[tracks], state.cov[tracks], z, self._R)
-        nis = kalman.normalized_innovation_sq(y, S)
+        mean, cov, y, nis = kalman.correct(state.mean[tracks], state.cov[tracks], z, self._R)
         jumped = (nis > config.collision_innovation_sigmas**2) & (
             np.einsum("ni,ni->n", y, y) > config.collision_innovation_min_mm**2
         )
-        mean, cov = kalman.update(state.mean[tracks], state.cov[tracks], z, self._R)
         if jumped.any():
             mean[jumped], cov[jumped] = self._reinitialise(tracks[jumped], z[jumped], time_s)
         speed_sq = np.einsum("ni,ni->n", mean[:, 2:], mean[:, 2:])
@@ -299,6 +310,7 @@ class BallTracker:
             state.removed_time_s[ball] = time_s
             state.alive[ball] = False
             state.pending[ball] = _PENDING_NONE
+            state.mean[ball, 2:] = 0.0  # a removed ball's slot stays put until restarted
             removed_now[ball] = True
         return removed_now
 
@@ -379,7 +391,8 @@ class BallTracker:
             SLOT_IN_PLAY,
             np.where(state.removed == None, SLOT_FREE, SLOT_REMOVED),  # noqa: E711
         ).astype(np.int64)
-        for a, b in relabels(state.evidence, state.identity_count, seen, kind, config):
+        evidence = faded(state.evidence, (self._time_s or 0.0) - state.seen_time_s, config)
+        for a, b in relabels(evidence, state.identity_count, seen, kind, config):
             state.exchange(a, b)
             self._jumpable[[a, b]] = self._jumpable[[b, a]]
             missing[[a, b]] = missing[[b, a]]

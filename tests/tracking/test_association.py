@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tracking.association import AssociationConfig, assign, association_cost
+from tracking.association import AssociationConfig, TrackGates, assign, association_cost
 
 CONFIG = AssociationConfig()
 
@@ -52,3 +52,20 @@ def test_jump_needs_a_sure_identity() -> None:
 def test_empty_inputs() -> None:
     rows, cols = assign(np.zeros((0, 3)), CONFIG.max_cost)
     assert rows.shape == (0,) and cols.shape == (0,)
+
+
+def test_a_lost_track_never_takes_a_misnamed_detection_from_the_track_expecting_it() -> None:
+    """A blurred ball is misnamed for a frame as a ball lost for seconds (table-wide spread):
+    its own track, right where the detection lies, keeps it; the lost one pays its spread."""
+    distance = np.array([[4.0], [600.0]])
+    d_sq = np.array([[1.0], [0.1]])
+    prob = np.array([[0.0], [0.3]])  # the identifier: not the tracked ball, maybe the lost one
+    gates = TrackGates(np.array([500.0, 3000.0]), np.array([2.0, 14.0]))
+    rows, cols = assign(association_cost(d_sq, distance, prob, gates, CONFIG), CONFIG.max_cost)
+    assert rows.tolist() == [0] and cols.tolist() == [0]
+
+
+@pytest.mark.parametrize("rate", [-0.1, 1.0], ids=["negative", "one"])
+def test_identity_error_rate_must_be_a_share(rate: float) -> None:
+    with pytest.raises(ValueError, match="identity_error_rate"):
+        AssociationConfig(identity_error_rate=rate)

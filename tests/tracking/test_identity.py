@@ -13,6 +13,7 @@ from tracking.identity import (
     SLOT_REMOVED,
     IdentityConfig,
     accumulate,
+    faded,
     log_probabilities,
     relabels,
 )
@@ -101,3 +102,26 @@ def test_accumulate_starts_from_the_first_detections_then_forgets_slowly() -> No
     # The second detection counts half (running mean until the memory is full).
     assert np.allclose(evidence[4], 0.5 * (first[0] + other[0]))
     assert count[4] == 2
+
+
+@pytest.mark.parametrize(
+    ("unseen_5_s", "expected"),
+    [(0.0, []), (2.0, [(2, 5)])],
+    ids=["partner-seen-keeps-its-number", "long-lost-partner-gives-it-up"],
+)
+def test_a_lost_partners_stale_evidence_fades(
+    unseen_5_s: float, expected: list[tuple[int, int]]
+) -> None:
+    """Slot 2's track shows the 5; slot 5's track, which showed the 5 too, is lost: once
+    it has been unseen for several memories its stale evidence no longer vetoes the
+    exchange (a ghost keeps no number from the ball that is seen)."""
+    evidence = _evidence({2: {5: 0.9, 2: 0.05}, 5: {5: 0.9, 2: 0.05}})
+    count = np.full(NUM_CLASSES, 10, np.int64)
+    kind = np.zeros(NUM_CLASSES, np.int64)
+    kind[[2, 5]] = SLOT_IN_PLAY
+    seen = np.zeros(NUM_CLASSES, bool)
+    seen[2] = True
+    unseen = np.zeros(NUM_CLASSES)
+    unseen[5] = unseen_5_s
+    pairs = relabels(faded(evidence, unseen, CONFIG), count, seen, kind, CONFIG)
+    assert [sorted(p) for p in pairs] == [sorted(p) for p in expected]
