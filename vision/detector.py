@@ -18,12 +18,13 @@ search's result (vision.memory): a still table costs one comparison per ball.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.camera import BALL_CENTRE_HEIGHT_MM, CameraModel
 from calibration.io import Calibration
 from vision.candidates import (
     SearchRegion,
@@ -52,6 +53,7 @@ from vision.memory import (
     window_boxes,
 )
 from vision.mosaic import Box, Mosaic, merge_boxes, pack
+from vision.streaks import find_streaks
 from vision.types import NUM_CLASSES, Detections, Frame
 
 
@@ -81,8 +83,11 @@ class DetectorConfig:
         hint_window_radii: half-size of the search window around each hint, in radii.
         surface_margin_mm: how far past the cushion noses the surface mask reaches.
         refine_iterations: centroid iterations for the sub-pixel centre.
-        find_streaks: also look for balls smeared by motion blur (one ball wide, up to eight
-            radii long), centred at mid-exposure.
+        find_streaks: also look for balls smeared by motion blur (one ball wide, up to
+            `max_streak_radii` long), centred at mid-exposure.
+        max_streak_radii: longest motion-blur streak, in ball radii (the ball's diameter plus
+            its travel during the exposure: a 9 m/s break shot filmed at 30 frames/s with a
+            half-frame exposure travels about 5 radii); raising it accepts longer bands.
         reuse_still_windows: with hints, keep the last result of a window whose pixels have
             not changed (balls at rest cost a comparison instead of a search).
         still_change_ratio: 3x3-averaged pixel difference, as a share of the foreground
@@ -110,6 +115,7 @@ class DetectorConfig:
     surface_margin_mm: float = 20.0
     refine_iterations: int = 3
     find_streaks: bool = True
+    max_streak_radii: float = 10.0
     reuse_still_windows: bool = True
     still_change_ratio: float = 0.5
     still_changed_share: float = 0.002
@@ -403,6 +409,7 @@ class BallDetector:
         """Centres (mosaic px), confidences and pixels of the balls in a region; `thorough`
         adds outline (circle Hough) candidates and motion-blur streaks."""
         config = self.config
+        streak_xy, streak_score, streak_pixels, region = self._find_streaks(region, mosaic)
         blobs = distance_peaks(region, config.min_peak_ratio, config.max_peak_ratio)
         rings = (
             outline_peaks(region, config.edge_gradient, config.min_ring_votes)[0]
@@ -411,7 +418,7 @@ class BallDetector:
         )
         candidates = merge_candidates(region, blobs, rings)
         if len(candidates) == 0:
-            return np.zeros((0, 2)), np.zeros(0), []
+            return streak_xy, streak_score, streak_pixels
         radius = _at(region.radius, candidates)
         plausible = _at(region.centre_valid, candidates) > 0
         candidates, radius = candidates[plausible], radius[plausible]
@@ -421,7 +428,7 @@ class BallDetector:
         else:
             faint = np.zeros(len(candidates), bool)
         if len(candidates) == 0:
-            return np.zeros((0, 2)), np.zeros(0), []
+            return streak_xy, streak_score, streak_pixels
         weight = np.clip((region.distance - 0.5 * self.threshold) / self.threshold, 0.0, 1.0)
         xy = refine_centres(weight.astype(np.float32), candidates, radius, config.refine_iterations)
         if faint.any():
@@ -436,6 +443,9 @@ class BallDetector:
         keep &= (mosaic.tile_of(xy) >= 0) & (_at(region.centre_valid, xy) > 0)
         xy, radius, score = xy[keep], radius[keep], score[keep]
         pixels = ball_pixels(region.image, xy, radius)
+        xy = np.vstack([xy, streak_xy])
+        score = np.concatenate([score, streak_score])
+        pixels += streak_pixels
         if config.find_streaks and thorough:
             blurred, blurred_score, blurred_pixels = streaks(region, xy, 0.5 * self.threshold)
             usable = blurred_score >= config.min_confidence
@@ -443,6 +453,42 @@ class BallDetector:
             score = np.concatenate([score, blurred_score[usable]])
             pixels += [p for p, ok in zip(blurred_pixels, usable, strict=True) if ok]
         return xy, score, pixels
+
+    def _find_streaks(
+        self, region: SearchRegion, mosaic: Mosaic
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]], SearchRegion]:
+        """Balls smeared by motion blur (vision.streaks), found before round balls (the
+        round search splits a streak into several), and the region without their pixels.
+        A streak cut by a window's side is left to the round search."""
+        empty: tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]
+        empty = (np.zeros((0, 2)), np.zeros(0), [])
+        if not self.config.find_streaks:
+            return (*empty, region)
+        found = find_streaks(region, 0.5 * self.threshold, self.config.max_streak_radii)
+        if len(found.xy) == 0:
+            return (*empty, region)
+        keep = found.score >= self.config.min_confidence
+        keep &= (mosaic.tile_of(found.xy) >= 0) & (
+            mosaic.cut_distance(found.xy) >= found.half_length + 2.0
+        )
+        if not keep.any():
+            return (*empty, region)
+        xy = found.xy[keep]
+        if self.view.camera is not None:
+            frame_xy = mosaic.to_frame(xy)
+            half_path = np.maximum(found.half_length[keep] - _at(region.radius, xy), 0.0)
+            xy = xy + _mid_path(self.view.camera, frame_xy, found.axis[keep], half_path) - frame_xy
+        claimed = found.pixels_of(keep)
+        # The streak's outline too: its edges would vote for round outlines along it.
+        outline = cv2.dilate(claimed.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+        region = replace(
+            region,
+            distance=np.where(claimed, np.float32(0.0), region.distance),
+            foreground=np.where(claimed, np.uint8(0), region.foreground),
+            gradient=np.where(outline[..., None], np.float32(0.0), region.gradient),
+        )
+        pixels = [p for p, ok in zip(found.pixels, keep, strict=True) if ok]
+        return xy, found.score[keep], pixels, region
 
     def _try_outlines(
         self,
@@ -499,6 +545,22 @@ def _at(
     v = np.minimum(np.maximum(np.round(xy[:, 1]).astype(np.int64), 0), height - 1)
     values: NDArray[np.float64] = image[v, u].astype(np.float64)
     return values
+
+
+def _mid_path(
+    camera: CameraModel,
+    xy_px: NDArray[np.float64],
+    axis: NDArray[np.float64],
+    half_path_px: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """(K, 2) pixel of the table midpoint of each streak's path: the path runs `half_path_px`
+    either side of its image middle `xy_px` along `axis` (K, 2). Perspective squeezes the far
+    half of a path in the image, so the image middle lies beyond the ball's mid-exposure
+    position (by a few tenths of a pixel for a fast ball seen from the side)."""
+    ends = np.vstack([xy_px - axis * half_path_px[:, None], xy_px + axis * half_path_px[:, None]])
+    table = camera.to_table(ends)
+    middle = 0.5 * (table[: len(xy_px)] + table[len(xy_px) :])
+    return camera.project(middle, BALL_CENTRE_HEIGHT_MM)
 
 
 def _dedupe(

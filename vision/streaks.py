@@ -1,0 +1,262 @@
+"""Balls smeared by motion blur: one ball wide, several radii long.
+
+A camera integrates light over its exposure, so a ball travelling T px during it paints a
+stadium 2r wide and T + 2r long whose every pixel is the ball's colour mixed with the
+cloth's in proportion to the share of the exposure the ball covered it. Searched as round
+balls, such a streak splits into two or three "balls" (the distance transform has a ridge,
+not a peak), so streaks are looked for first and their pixels taken out of the round search.
+
+What tells a streak from two touching balls one behind the other (the same outline, give
+or take a waist) is the direction of its edges: blur along the motion wipes out the
+lightness gradient along it, so a streak's gradient runs mostly across its axis, while two
+sharp balls have round outlines and texture in every direction. Its ends are soft too: the
+share of the exposure rises over min(T, 2r) from each end, where a sharp ball's outline is a
+step.
+
+A streak's centroid is its ball's position at mid-exposure (corrected for perspective by the
+detector, which knows the camera); the project's renderer (vision.synthetic.timeline)
+centres the exposure on the frame instant, as a global-shutter camera's timestamp does, so
+that is the ball's position at the frame's time (a camera that stamps the exposure's start
+would need the centre moved back along the motion by half the travel).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.candidates import SearchRegion
+
+MIN_LENGTH_RADII = 2.8
+"""Shortest streak (in radii): a ball that travels 0.8 radii; less blur the round search
+handles (its disc still fills to the rim)."""
+
+SOFT_END_RADII = 0.3
+"""Shortest ramp (25 % to 75 % of the streak's level), in radii, at each end of a streak: a
+blur of T px ramps over T / 2 (at least 0.4 radii here); a sharp outline, or a shadow's
+soft edge, over about a pixel."""
+
+
+PAIR_LENGTH_RADII = 4.4
+"""Longest two touching balls look (in radii of the farther one): the nearer one is a
+little larger in an angled view."""
+
+PAIR_SHARE_ALONG = 0.48
+"""Share of the lightness gradient along a blob's axis (see `along_share`) above which a
+blob short enough to be two touching balls is taken for them: measured 0.45-0.59 for
+touching pairs and 0.25-0.39 for such short streaks in rendered frames."""
+
+ROW_SHARE_ALONG = 0.56
+"""The same for longer blobs (a row of touching balls; long streaks drawn or exposed as a
+few overlapping copies have more texture along them: measured up to 0.52)."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Streaks:
+    """Streaks found in a search region.
+
+    Attributes:
+        xy: (K, 2) float64 centres (each blob's centroid), region px.
+        axis: (K, 2) float64 unit vectors along the motion.
+        score: (K,) float64 how well each fits one smeared ball, 0..1.
+        half_length: (K,) float64 half the streak's extent along its motion, px.
+        pixels: K arrays (K_i, 3) uint8 BGR of each streak's core (for naming it).
+        labels: (H, W) int32 connected-component label of every region pixel.
+        label: (K,) int64 each streak's label in `labels`.
+    """
+
+    xy: NDArray[np.float64]
+    axis: NDArray[np.float64]
+    score: NDArray[np.float64]
+    half_length: NDArray[np.float64]
+    pixels: list[NDArray[np.uint8]]
+    labels: NDArray[np.int32]
+    label: NDArray[np.int64]
+
+    def pixels_of(self, keep: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """(H, W) bool: the pixels of the kept streaks."""
+        lookup = np.zeros(int(self.labels.max(initial=0)) + 1, bool)
+        lookup[self.label[keep]] = True
+        claimed: NDArray[np.bool_] = lookup[self.labels]
+        return claimed
+
+
+def find_streaks(region: SearchRegion, low_threshold: float, max_length_radii: float) -> Streaks:
+    """Every blob above `low_threshold` shaped like one ball smeared along a line.
+
+    A blurred ball mixes its colour with the cloth's, so its extent is taken at a lower
+    threshold than a sharp ball's (half of it is usual).
+
+    Args:
+        region: the searched pixels.
+        low_threshold: distance from the cloth above which a pixel belongs to a streak.
+        max_length_radii: longest streak, in radii (the farthest a ball travels during an
+            exposure plus its diameter); raising it accepts longer bands (cushion shadows).
+    """
+    above = (region.distance > low_threshold).astype(np.uint8)
+    # Lines a pixel or two wide (the edge of the surface, a cushion's highlight) would join
+    # a streak to things far away.
+    mask = cv2.morphologyEx(above, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    _, labels, stats, centroids = cv2.connectedComponentsWithStats(
+        mask, connectivity=8, ltype=cv2.CV_32S
+    )
+    radius = _map_at(region.radius, np.asarray(centroids[1:], np.float64))
+    width, height = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]
+    area = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
+    # The bounding box of a streak is at least as long as its diagonal allows and no longer
+    # than the longest streak; its area at least a stadium's of the shortest.
+    possible = (
+        (radius > 0)
+        & (np.hypot(width, height) >= MIN_LENGTH_RADII * radius)
+        & (np.maximum(width, height) <= max_length_radii * radius + 2)
+        & (area >= 0.6 * (2.0 * (MIN_LENGTH_RADII - 2.0) + np.pi) * radius**2)
+    )
+    shapes: list[StreakShape] = []
+    labelled: list[int] = []
+    pixels: list[NDArray[np.uint8]] = []
+    for index in np.flatnonzero(possible):
+        x0, y0, w, h = (int(stats[index + 1, k]) for k in range(4))
+        ys, xs = np.nonzero(labels[y0 : y0 + h, x0 : x0 + w] == index + 1)
+        ys, xs = ys + y0, xs + x0
+        values = region.distance[ys, xs].astype(np.float64)
+        # A streak's core stands out as a ball does; a band where the cloth model is a
+        # little off (along a cushion) is faint all over.
+        if np.percentile(values, 90) < region.threshold:
+            continue
+        points = np.column_stack([xs, ys]).astype(np.float64)
+        shape = streak_shape(points, values, float(radius[index]), max_length_radii)
+        if shape is None or not region.centre_valid[round(shape.centre[1]), round(shape.centre[0])]:
+            continue
+        blurred = motion_blurred(region, ys, xs, shape, float(radius[index]))
+        shape = replace(shape, score=min(shape.score, blurred))
+        if shape.score <= 0.0:
+            continue
+        shapes.append(shape)
+        labelled.append(index + 1)
+        pixels.append(region.image[ys, xs][values >= np.median(values)])
+    return Streaks(
+        np.array([s.centre for s in shapes]).reshape(-1, 2),
+        np.array([s.axis for s in shapes]).reshape(-1, 2),
+        np.array([s.score for s in shapes]),
+        np.array([s.half_length for s in shapes]),
+        pixels,
+        np.asarray(labels, np.int32),
+        np.array(labelled, np.int64),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StreakShape:
+    """One blob seen as a smeared ball.
+
+    Attributes:
+        centre: (2,) float64 the blob's centroid, px (the swept stadium's middle: the
+            ball's position at mid-exposure where the view has no perspective).
+        axis: (2,) float64 unit vector along the motion.
+        half_length: half the blob's extent along the motion, px.
+        score: how well it fits one smeared ball, 0..1 (the worst of: width a ball's, area
+            a stadium's, no waist, soft ends).
+    """
+
+    centre: NDArray[np.float64]
+    axis: NDArray[np.float64]
+    half_length: float
+    score: float
+
+
+def streak_shape(
+    points: NDArray[np.float64],
+    values: NDArray[np.float64],
+    radius: float,
+    max_length_radii: float,
+) -> StreakShape | None:
+    """How well (N, 2) pixels with (N,) distances from the cloth fit one ball of `radius`
+    px smeared along a line; None when the blob is too short or too long or fits not at
+    all."""
+    centre = points.mean(axis=0)
+    spreads, axes = np.linalg.eigh(np.cov(points.T))
+    along = (points - centre) @ axes[:, 1]
+    across = (points - centre) @ axes[:, 0]
+    low, high = np.percentile(along, [0.5, 99.5])
+    length = float(high - low) + 1.0
+    if not MIN_LENGTH_RADII * radius <= length <= max_length_radii * radius:
+        return None
+    # A uniform band of width w has standard deviation w / sqrt(12) across it; the
+    # threshold cuts a smeared ball's soft sides, so it looks a little narrower.
+    width = float(np.sqrt(max(spreads[0], 0.0) * 12.0))
+    width_ok = 1.0 - abs(width / (2.0 * radius) - 0.9) / 0.4
+    stadium = width * max(length - width, 0.0) + 0.25 * np.pi * width**2
+    area_ok = 1.0 - abs(len(points) / max(stadium, 1.0) - 1.0) / 0.4
+    bins = np.clip(np.floor(along - low).astype(np.int64), 0, int(length))
+    counts = np.bincount(bins, minlength=int(length) + 1).astype(np.float64)
+    # Two touching balls have a waist where they meet; a streak is as wide all along.
+    middle = counts[int(radius) : max(int(length - radius), int(radius) + 3)]
+    waist = float(np.convolve(middle, np.ones(3) / 3.0, "valid").min()) / max(
+        float(np.median(middle)), 1.0
+    )
+    waist_ok = (waist - 0.5) / 0.2
+    core = np.abs(across) < 0.4 * radius
+    level = np.bincount(bins[core], values[core], minlength=len(counts)) / np.maximum(
+        np.bincount(bins[core], minlength=len(counts)), 1
+    )
+    reach = round(2.0 * radius)
+    ramp = min(_ramp(level, reach), _ramp(level[::-1], reach)) / radius
+    soft_ok = (ramp - 0.5 * SOFT_END_RADII) / (0.5 * SOFT_END_RADII)
+    score = float(np.clip(min(width_ok, area_ok, waist_ok, soft_ok), 0.0, 1.0))
+    if score <= 0.0:
+        return None
+    return StreakShape(centre, axes[:, 1].copy(), 0.5 * length, score)
+
+
+def along_share(
+    region: SearchRegion, ys: NDArray[np.int64], xs: NDArray[np.int64], axis: NDArray[np.float64]
+) -> float:
+    """Share of a blob's lightness gradient that runs along `axis` (mean |g . axis| over
+    mean |g . axis| + mean |g . across|)."""
+    gradient = region.gradient[ys, xs].astype(np.float64)
+    along = np.abs(gradient @ axis).sum()
+    across = np.abs(gradient @ np.array([-axis[1], axis[0]])).sum()
+    return float(along / max(along + across, 1e-9))
+
+
+def motion_blurred(
+    region: SearchRegion,
+    ys: NDArray[np.int64],
+    xs: NDArray[np.int64],
+    shape: StreakShape,
+    radius: float,
+) -> float:
+    """0..1 how surely a blob's outline and texture are smeared along its axis.
+
+    Blur along the motion wipes out the lightness gradient along it (only the soft ends and
+    the ball's texture between the rendered or exposed instants remain), while the sides
+    stay sharp: a streak's gradient is mostly across its axis. Two sharp touching balls, one
+    behind the other, have round outlines and texture in every direction (a share along
+    the axis near a half). A blob too long to be two touching balls needs less proof.
+    """
+    share = along_share(region, ys, xs, shape.axis)
+    limit = (
+        PAIR_SHARE_ALONG
+        if 2.0 * shape.half_length < PAIR_LENGTH_RADII * radius
+        else ROW_SHARE_ALONG
+    )
+    return float(np.clip((limit - share) / 0.06, 0.0, 1.0))
+
+
+def _ramp(level: NDArray[np.float64], reach: int) -> float:
+    """Pixels from the start of a profile to its first rise to three quarters of its
+    highest value within `reach` pixels of the start."""
+    start = level[: max(reach, 1)]
+    return float(np.argmax(start >= 0.75 * start.max()))
+
+
+def _map_at(image: NDArray[np.float32], xy: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Values of a (H, W) map at (K, 2) points, nearest pixel, clamped to the map."""
+    height, width = image.shape
+    u = np.minimum(np.maximum(np.round(xy[:, 0]).astype(np.int64), 0), width - 1)
+    v = np.minimum(np.maximum(np.round(xy[:, 1]).astype(np.int64), 0), height - 1)
+    values: NDArray[np.float64] = image[v, u].astype(np.float64)
+    return values
