@@ -202,3 +202,15 @@ def test_a_ball_lost_where_another_is_seen_may_have_taken_its_name(
         seen[9] = other
     reach = TABLE.ball_diameter_mm + CONFIG.ball_contact_tolerance_mm
     assert taken_over(loss, 1.0 + FRAME_S, seen, reach) == taken
+
+
+def test_resting_ball_hidden_briefly_as_a_ball_passes_close_was_not_hit() -> None:
+    """The cue ball passes 65 mm from the 5 (a near miss: no contact) while the 5 is hidden
+    for a few frames behind it; the 5 is seen again where it was: no contact, no removal."""
+    positions = {0: (700.0, 600.0), 5: (1500.0, 665.0)}
+    truth = simulate(positions, [(0.2, 0, (3000.0, 0.0))], 2.5)
+    assert not [e for e in truth.events if e.kind == EventKind.BALL_BALL]
+    passing = 0.2 + (1500.0 - 700.0) / 3000.0
+    noise = Noise(position_std_mm=1.0, occlusions=((5, passing - 0.01, passing + 0.05),))
+    run = run_tracking(truth, noise, seed=3)
+    assert not [e for e in run.events if e.kind == EventKind.BALL_BALL or e.kind.removes_ball()]
