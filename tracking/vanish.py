@@ -58,8 +58,10 @@ class VanishWatcher(DropExplainer):
         """How ``ball`` was moving as it vanished (hidden at rest: not at all)."""
         seen_s = float(self._seen_time[ball])
         if self._moving[ball]:
+            # Fitted over its last frames, but not back into its rest before a recent start.
             count = self._history.count
-            times, _, xy = self._history.window(count - self._fit_frames - 1, count)
+            first = max(count - self._fit_frames - 1, self._start_count.get(ball, 0))
+            times, _, xy = self._history.window(first, count)
             _, _, v, n = fit_lines(times, xy[:, [ball]])
             velocity = v[0] if n[0] >= 2 else self._velocity[ball]
             return Loss(ball, seen_s, self._seen_xy[ball].copy(), velocity, 1.0)

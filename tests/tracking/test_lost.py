@@ -139,18 +139,25 @@ def _shot_facts(run_events: list[Event], on_table: list[int]) -> tuple[FactsDict
     return facts_with_confidence(run_events, on_table, is_break=False)
 
 
-def test_ball_knocked_over_a_near_cushion_between_frames_is_inferred_off_the_table() -> None:
-    """The 2 rests 115 mm from the foot cushion; the cue ball cuts it straight at the cushion
-    at 6 m/s and the 2 is never seen again (it flew off between two frames): a contact and
-    an off-table removal, both uncertain, so a call on them is flagged, not stated."""
-    two = np.array([L - 115.0, W - 300.0])
+@pytest.mark.parametrize(
+    ("gap_mm", "seen_frames"), [(115.0, 0), (330.0, 2)], ids=["lost-at-once", "seen-leaving"]
+)
+def test_ball_knocked_over_a_near_cushion_between_frames_is_inferred_off_the_table(
+    gap_mm: float, seen_frames: int
+) -> None:
+    """The 2 rests near the foot cushion; the cue ball sends it straight at the cushion at
+    6 m/s and the 2, seen leaving for ``seen_frames`` frames, is never seen again (it flew
+    off between two frames): an off-table removal, uncertain, so a call on it is flagged,
+    not stated; the contact is found either way."""
+    two = np.array([L - gap_mm, W - 300.0])
     contact_at = two - np.array([TABLE.ball_diameter_mm, 0.0])
     cue = contact_at + np.array([-500.0, -400.0])
     aim = 6000.0 * (contact_at - cue) / np.linalg.norm(contact_at - cue)
     positions = {0: (float(cue[0]), float(cue[1])), 2: (float(two[0]), float(two[1]))}
     truth = simulate(positions, [(0.2, 0, (float(aim[0]), float(aim[1])))], 5.0, decel_mm_s2=900)
     contact = next(e for e in truth.events if e.kind == EventKind.BALL_BALL)
-    noise = Noise(position_std_mm=1.0, occlusions=((2, contact.time_s, 10.0),))
+    hidden = contact.time_s + seen_frames / truth.fps
+    noise = Noise(position_std_mm=1.0, occlusions=((2, hidden, 10.0),))
     run = run_tracking(truth, noise, seed=4)
     assert EventKind.SHOT_END in [e.kind for e in run.events], run.events
     facts, confidence = _shot_facts(run.events, [2])
