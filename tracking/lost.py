@@ -30,6 +30,10 @@ from vision.types import NUM_CLASSES
 
 FloatArray = NDArray[np.float64]
 
+_CLIMB_FRACTION = 0.5
+"""A centre seen this many radii beyond the line where a ball on the bed touches a cushion
+is on the cushion (the nose gives a few millimetres): the ball was climbing it."""
+
 
 @dataclass(frozen=True, slots=True)
 class Loss:
@@ -98,9 +102,10 @@ def _pocket_ahead(
 
 def _cushion_ahead(
     table: TableSpec, start: FloatArray, direction: FloatArray
-) -> tuple[float, float]:
+) -> tuple[float, float, float]:
     """(distance along the path to where the ball meets a cushion (centre one radius from
-    its line), cosine between the path and that cushion's outward normal)."""
+    its line), cosine between the path and that cushion's outward normal, how far the
+    centre already lies beyond that radius line (0 when short of it), mm)."""
     radius = table.ball_radius_mm
     limits = (
         (0, -1.0, radius),
@@ -108,14 +113,15 @@ def _cushion_ahead(
         (1, -1.0, radius),
         (1, 1.0, table.width_mm - radius),
     )
-    best = (math.inf, 0.0)
+    best = (math.inf, 0.0, 0.0)
     for axis, sign, line in limits:
         component = float(direction[axis]) * sign
         if component <= 0.0:
             continue
-        distance = max(0.0, (line - float(start[axis])) * sign) / component
+        gap = (line - float(start[axis])) * sign
+        distance = max(0.0, gap) / component
         if distance < best[0]:
-            best = (distance, component)
+            best = (distance, component, max(0.0, -gap))
     return best
 
 
@@ -162,7 +168,7 @@ def fate(
     obstacles[loss.ball] = np.nan
     if loss.struck_by is not None:
         obstacles[loss.struck_by] = np.nan
-    hit_distance, outward = _cushion_ahead(table, loss.xy_mm, direction)
+    hit_distance, outward, depth = _cushion_ahead(table, loss.xy_mm, direction)
     # Where the path meets a cushion line within a mouth, there is no cushion: it goes on in.
     mouth = max(table.corner_mouth_mm, table.side_mouth_mm)
     pocket = _pocket_ahead(table, loss.xy_mm, direction, min(reach, hit_distance + mouth))
@@ -180,7 +186,10 @@ def fate(
             min(loss.confidence, config.lost_pocket_confidence),
             f"lost {how} at {speed / 1000:.1f} m/s heading into the {name} pocket, not seen again",
         )
-    if not _leaves(table, (speed, length, outward), config, frame_s):
+    # In a pocket mouth a centre may pass the cushion lines: no climbing is seen there.
+    mouth_gap = np.min(np.linalg.norm(table.pockets_xy_mm() - loss.xy_mm, axis=1))
+    depth = 0.0 if mouth_gap <= mouth else depth
+    if not _leaves(table, (speed, length, outward, depth), config, frame_s):
         return None
     return Fate(
         EventKind.BALL_OFF_TABLE,
@@ -192,17 +201,23 @@ def fate(
 
 
 def _leaves(
-    table: TableSpec, path: tuple[float, float, float], config: EventConfig, frame_s: float
+    table: TableSpec,
+    path: tuple[float, float, float, float],
+    config: EventConfig,
+    frame_s: float,
 ) -> bool:
     """Whether a ball lost at ``speed`` mm/s, ``length`` mm before a cushion it meets at
-    ``outward`` (cosine with the cushion's normal), may have left the table: it got there
-    within two frames (had it bounced, the camera would have seen it on the bed again) and
-    hit it hard enough."""
-    speed, length, outward = path
+    ``outward`` (cosine with the cushion's normal), last seen ``depth`` mm beyond the line
+    where it touches that cushion, may have left the table: it got there within two frames
+    (had it bounced, the camera would have seen it on the bed again) and hit it hard
+    enough, or it was already seen climbing the cushion (its centre nearer the cushion
+    line than a ball on the bed can be, by more than half a radius)."""
+    speed, length, outward, depth = path
     slowing = 2.0 * config.rolling_deceleration_mm_s2 * length
     at_cushion = math.sqrt(max(speed**2 - slowing, 0.0))
     soon = length <= 2.0 * frame_s * speed + table.ball_diameter_mm
-    return soon and at_cushion * outward >= config.off_table_min_speed_mm_s
+    climbing = depth > _CLIMB_FRACTION * table.ball_radius_mm
+    return soon and (climbing or at_cushion * outward >= config.off_table_min_speed_mm_s)
 
 
 def taken_over(loss: Loss, time_s: float, visible_xy: FloatArray, reach_mm: float) -> bool:

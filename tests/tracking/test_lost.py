@@ -56,6 +56,21 @@ def test_a_ball_struck_hard_at_a_near_cushion_left_the_table_uncertainly() -> No
 
 
 @pytest.mark.parametrize(
+    ("y", "off"),
+    [(W - 7.0, True), (W - 20.0, False), (W - 50.0, False)],
+    ids=["seen-climbing", "on-the-nose", "short-of-it"],
+)
+def test_a_slow_ball_seen_climbing_the_cushion_left_the_table(y: float, off: bool) -> None:
+    # 1.4 m/s, too slow to have jumped by speed alone; seen 7 mm from the cushion line (a
+    # ball on the bed cannot get nearer than a radius, 28.6 mm) it was on the cushion.
+    where = fate(TABLE, _loss((1600.0, y), (-570.0, 1440.0)), NOBODY, CONFIG, FRAME_S)
+    assert (where is not None and where.kind == EventKind.BALL_OFF_TABLE) == off
+    # The same in a corner pocket's mouth is a ball going down, not over.
+    in_mouth = fate(TABLE, _loss((L - 40.0, W - 7.0), (600.0, 1440.0)), NOBODY, CONFIG, FRAME_S)
+    assert in_mouth is not None and in_mouth.kind == EventKind.BALL_POCKET
+
+
+@pytest.mark.parametrize(
     ("xy", "velocity"),
     [
         ((L - 115.0, 600.0), (600.0, 0.0)),  # too slow to jump the cushion: it bounced, hidden
