@@ -18,6 +18,7 @@ from calibration.table import TableSpec
 from tracking import contacts, placement
 from tracking.event_config import EventConfig
 from tracking.history import FloatArray, PositionHistory, fit_lines
+from tracking.late_touches import LateTouches
 from tracking.strokes import HiddenStroke
 from tracking.types import Event, EventKind
 from vision.types import CUE
@@ -29,7 +30,7 @@ Path = tuple[float, FloatArray, FloatArray]
 """A straight path: (t_ref s, position (2,) mm at t_ref, velocity (2,) mm/s)."""
 
 
-class StartExplainer(HiddenStroke):
+class StartExplainer(LateTouches, HiddenStroke):
     """Start explanation for `EventDetector` (which defines the state declared here)."""
 
     table: TableSpec
@@ -355,87 +356,6 @@ class StartExplainer(HiddenStroke):
             return detected
         seen_s = float(self._history.window(detected, detected + 1)[0][0])
         return detected - max(0, math.floor((seen_s - t_start) / self._dt))
-
-    def _touch_by_pass(self, ball: int, detected: int) -> list[tuple[int, int, float, float]]:
-        """A soft contact seen late: the ball whose sightings last came within a diameter
-        of ``ball``'s rest position (coming from further away) since the history began.
-        The touched ball crept away so slowly that it was seen displaced long after."""
-        frames = math.ceil(self.config.history_s / self._dt)
-        times, _, xy = self._history.window(detected - frames, detected + 1)
-        diameter = self.table.ball_diameter_mm
-        reach = diameter + self.config.ball_contact_tolerance_mm
-        far = reach + self.config.start_distance_mm
-        best: tuple[float, int] | None = None
-        for other in np.flatnonzero(self._alive):
-            if other == ball:
-                continue
-            path = (times, xy[:, other])
-            t = contacts.last_pass_within(*path, self._anchor[ball], reach)
-            distance = np.linalg.norm(xy[:, other] - self._anchor[ball], axis=1)
-            if t is None or not np.any((times < t) & (distance > far)):
-                continue  # it came from nearby: a neighbour's jitter, not a pass
-            # Touching is one diameter apart; the tolerance only admits noisy passes.
-            touch = contacts.last_pass_within(*path, self._anchor[ball], diameter)
-            t = t if touch is None or touch < t else touch
-            if best is None or t > best[0]:
-                best = (t, int(other))
-        return [] if best is None else [(best[1], ball, best[0], 0.7)]
-
-    def _touch_by_fresh_starter(
-        self, ball: int, detected: int, t_start: float
-    ) -> list[tuple[int, int, float, float]]:
-        """A ball struck from rest that hit ``ball`` within a frame or two: too soon for a
-        fitted path, so its path is the line from its rest position through its sightings
-        since it started, and it must pass within a diameter of ``ball``. A ball resting on
-        that line before ``ball`` (a rack's head ball) was met first and passed it on."""
-        diameter = self.table.ball_diameter_mm
-        tolerance = self.config.ball_contact_tolerance_mm
-        target = self._anchor[ball]
-        for other, started in self._start_count.items():
-            if other == ball or not (detected - self._fit_frames - 2 <= started <= detected):
-                continue
-            times, _, xy = self._history.window(started, detected + 1)
-            seen = np.flatnonzero(np.isfinite(xy[:, other, 0]))
-            # Sightings after the contact are off the line: the path ends where it met ``ball``.
-            before = seen[times[seen] <= t_start]
-            seen = before if len(before) else seen
-            if len(seen) == 0:
-                continue
-            origin, last = self._anchor_before[other], xy[seen[-1], other]
-            travel = float(np.linalg.norm(last - origin))
-            if travel < 1e-6:
-                continue
-            u = (last - origin) / travel
-            along = float((target - origin) @ u)
-            across = abs(float((target - origin) @ np.array([-u[1], u[0]])))
-            reach = along - math.sqrt(max(diameter**2 - min(across, diameter) ** 2, 0.0))
-            if across <= diameter + tolerance and reach >= travel - tolerance:
-                first = self._first_on_line(other, started, (origin, u), ball)
-                if first == ball:
-                    return [(other, ball, t_start, 0.8)]
-                return [(other, first, t_start, 0.8), (first, ball, t_start, 0.5)]
-        return []
-
-    def _first_on_line(
-        self, mover: int, started: int, line: tuple[FloatArray, FloatArray], ball: int
-    ) -> int:
-        """The ball ``mover``, leaving its rest spot along ``line`` (origin, unit direction)
-        at push ``started``, meets first on its way to ``ball``: the nearest along the line
-        of the balls then at rest whose centres lie within a diameter of it (not one on the
-        mover's own spot: two balls cannot overlap, so that is a second sighting of it)."""
-        still = self._alive & np.isfinite(self._anchor[:, 0])
-        for other, began in self._start_count.items():
-            still[other] &= began >= started or not self._moving[other]
-        still[mover] = False
-        origin, u = line
-        offset = self._anchor - origin
-        along = offset @ u
-        across = np.abs(offset @ np.array([-u[1], u[0]]))
-        diameter = self.table.ball_diameter_mm
-        on_line = still & (across <= diameter) & (along > 0.5 * diameter)
-        on_line &= along < along[ball]
-        on_line[ball] = True
-        return int(np.argmin(np.where(on_line, along, np.inf)))
 
     def _stop_at_first_touch(
         self, path: Path, xy_mm: FloatArray, resting: NDArray[np.bool_], t_start: float
