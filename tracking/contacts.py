@@ -105,6 +105,55 @@ def cushion_reach_time(
     return float(t_ref + gap / approach)
 
 
+def departure_cushion(
+    table: TableSpec,
+    rest_xy_mm: FloatArray,
+    after: tuple[float, FloatArray, FloatArray],
+    since_s: float,
+    miss_mm: float,
+) -> tuple[int, float] | None:
+    """The cushion a ball struck from rest met before it was seen on its way, or None.
+
+    A ball struck from rest leaves in a straight line from its rest spot. When its path as
+    first seen, traced back, misses the rest spot by more than ``miss_mm`` but was one radius
+    from a cushion line shortly before (after ``since_s``), going away from it, with the
+    same sense along the cushion as the way in from the rest spot, it met that cushion at
+    once (a ball near a rail struck into it).
+
+    Args:
+        table: the table.
+        rest_xy_mm: (2,) the rest spot.
+        after: (t_ref, p (2,), v (2,)) the path first seen after the start.
+        since_s: the bounce cannot be earlier than this (the start), s.
+        miss_mm: how far the path may pass from the rest spot and still be the departure.
+
+    Returns:
+        (side 0..3 as in ``CUSHION_NORMALS``, time of the contact s), or None.
+    """
+    t_ref, p, v = after
+    speed = float(np.linalg.norm(v))
+    if speed < 1e-6:
+        return None
+    offset = rest_xy_mm - p
+    if abs(float(offset[0] * v[1] - offset[1] * v[0])) / speed <= miss_mm:
+        return None
+    radius, found = table.ball_radius_mm, None
+    extent = np.array([table.length_mm, table.width_mm])
+    for side in range(4):
+        away = float(v @ CUSHION_NORMALS[side])
+        gap = float(inside_distances_mm(table, p)[side]) - radius
+        if away <= 0.0 or gap < 0.0:
+            continue
+        t_contact = t_ref - gap / away
+        at = p + v * (t_contact - t_ref)
+        along = 1 - side // 2  # the coordinate along this cushion
+        inward = (at - rest_xy_mm)[along] * v[along] >= 0.0
+        latest = found is None or t_contact > found[1]
+        if since_s <= t_contact and 0.0 <= at[along] <= extent[along] and inward and latest:
+            found = (side, float(t_contact))
+    return found
+
+
 def cushion_score(
     table: TableSpec, xy_mm: FloatArray, velocities: tuple[FloatArray, FloatArray], reach_mm: float
 ) -> tuple[int, float]:
@@ -303,10 +352,10 @@ def jaw_rub(
     """Which corner-pocket jaw (or cushion beside it) a dropping ball touched on its way in.
 
     The jaws of a corner pocket run on from the cushion noses into the pocket, turned
-    away from the bed (``JAW_RELIEF_DEG``). A centre that reaches a cushion line beyond the
-    nose, inside the mouth, within a radius of the jaw face, is pressed against that jaw: a
-    cushion contact just before the drop, too short to bend the path visibly (deeper in, past
-    the line but clear of the receding jaw, it is over the hole). A ball lost from sight just
+    away from the bed (``JAW_RELIEF_DEG``). A centre inside the mouth within a radius of a jaw
+    face is pressed against that jaw: a cushion contact just before the drop, too short to
+    bend the path visibly (deeper in, past the cushion line but clear of the receding jaw, it
+    is over the hole). A ball lost from sight just
     before it dropped (motion blur) is followed along its last straight path (fitted over its
     last few sightings, one row a frame): a centre that comes within one radius of a rail
     line before the nose ends, or of the rounded nose, cannot pass that rail without
@@ -338,13 +387,15 @@ def jaw_rub(
     relief = math.radians(JAW_RELIEF_DEG)
     best: tuple[int, str] | None = None
     for gap, along, nose in checks:
-        # Signed distance from the jaw face: the line through the nose tip turned away from
-        # the bed by the jaw relief.
-        from_jaw = (tip - along) * math.sin(relief) + gap * math.cos(relief)
+        # Distance from the jaw face: from the nose tip into the pocket, turned away from the
+        # bed by the jaw relief.
+        to_tip = np.stack([along - tip, gap], axis=1)
+        face = np.array([-math.cos(relief), -math.sin(relief)])
+        depth = np.maximum(to_tip @ face, 0.0)
+        from_jaw = np.linalg.norm(to_tip - depth[:, None] * face[None, :], axis=1)
         pressed = np.flatnonzero(
             valid
             & (np.nan_to_num(along, nan=np.inf) < tip)
-            & (np.nan_to_num(gap, nan=np.inf) <= 0.0)
             & (np.nan_to_num(from_jaw, nan=np.inf) <= table.ball_radius_mm)
         )
         if len(pressed) and (best is None or pressed[0] < best[0]):

@@ -318,9 +318,29 @@ class EventDetector(VanishWatcher):
         events = []
         for ball in np.flatnonzero(peak):
             event = self._explain_kink(int(ball), middle)
-            if event is not None:
-                events.append(event)
+            bounce = self._left_rest_into_cushion(int(ball), middle)
+            events += [e for e in (event, bounce) if e is not None]
         return events
+
+    def _left_rest_into_cushion(self, ball: int, kink: _Kink) -> Event | None:
+        """A cushion met straight after a start from rest, before the ball was seen moving
+        (`contacts.departure_cushion`): a ball beside a rail struck into it."""
+        started = self._start_count.get(ball)
+        rest = self._anchor_before[ball]
+        recent = started is not None and self._history.count - started <= 3 * self._fit_frames
+        before_v, after_v = kink.before[2][ball], kink.after[2][ball]
+        if not recent or not np.isfinite(rest[0]):
+            return None
+        if np.linalg.norm(before_v) > 0.5 * np.linalg.norm(after_v):
+            return None  # already on its way before this change
+        after: Path = (float(kink.after[0][ball]), kink.after[1][ball], after_v)
+        found = contacts.departure_cushion(
+            self.table, rest, after, float(kink.before[0][ball]), self.table.ball_radius_mm
+        )
+        if found is None:
+            return None
+        xy = after[1] + after[2] * (found[1] - after[0])
+        return self._cushion_event(ball, str(self.table.nearest_cushion(*xy)), found[1])
 
     def _explain_kink(self, ball: int, kink: _Kink) -> Event | None:
         before: Path = (float(kink.before[0][ball]), kink.before[1][ball], kink.before[2][ball])

@@ -1,0 +1,67 @@
+"""Pure contact geometry (`tracking.contacts`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.tracking.builders import TABLE
+from tracking.contacts import FloatArray, departure_cushion
+
+RADIUS = TABLE.ball_radius_mm
+W = TABLE.width_mm
+
+
+def _path(
+    t_ref: float, xy: tuple[float, float], v: tuple[float, float]
+) -> tuple[float, FloatArray, FloatArray]:
+    return (t_ref, np.array(xy, dtype=np.float64), np.array(v, dtype=np.float64))
+
+
+def test_departure_into_the_near_rail_is_a_cushion_contact() -> None:
+    """top_lip_late shot 3: the 3 rested 38 mm off the left rail's contact line, was struck
+    towards it at 15.55 s and was next seen coming away from it."""
+    rest = np.array([1623.5, 66.9])
+    after = _path(15.6, (1742.3, 71.5), (2112.0, 1140.0))
+    found = departure_cushion(TABLE, rest, after, since_s=15.5, miss_mm=RADIUS)
+    assert found is not None
+    side, t_contact = found
+    assert side == 2  # the line y = 0
+    assert 15.55 < t_contact < 15.58
+
+
+@pytest.mark.parametrize(
+    ("rest", "after", "since"),
+    [
+        ((1000.0, 400.0), (1.0, (1100.0, 450.0), (1000.0, 500.0)), 0.9),  # straight away
+        ((1000.0, 60.0), (1.0, (1100.0, 90.0), (1000.0, 300.0)), 1.0),  # bounce before start
+        ((1000.0, 60.0), (1.0, (1100.0, 90.0), (0.0, 0.0)), 0.9),  # not moving
+    ],
+    ids=["from-rest-spot", "too-early", "still"],
+)
+def test_no_departure_cushion(
+    rest: tuple[float, float],
+    after: tuple[float, tuple[float, float], tuple[float, float]],
+    since: float,
+) -> None:
+    found = departure_cushion(TABLE, np.array(rest), _path(*after), since, RADIUS)
+    assert found is None
+
+
+@given(
+    x=st.floats(200.0, 2300.0),
+    y=st.floats(RADIUS + 1.0, W - RADIUS - 1.0),
+    angle=st.floats(0.0, 2.0 * np.pi),
+    speed=st.floats(100.0, 8000.0),
+    later=st.floats(0.0, 0.1),
+)
+def test_a_ball_leaving_straight_from_its_rest_spot_met_no_cushion(
+    x: float, y: float, angle: float, speed: float, later: float
+) -> None:
+    """Invariant: a path that runs through the rest spot is the plain departure."""
+    rest = np.array([x, y])
+    v = speed * np.array([np.cos(angle), np.sin(angle)])
+    after = (1.0 + later, rest + v * later, v)
+    assert departure_cushion(TABLE, rest, after, 1.0, RADIUS) is None
