@@ -30,7 +30,9 @@ def first_reached(origin_mm: FloatArray, targets_mm: FloatArray, diameter_mm: fl
 
     A target is reachable when the segment from the origin to it passes no other target
     within one diameter before arriving; among reachable targets the nearest wins (the
-    nearest overall when none is reachable).
+    nearest overall when none is reachable). A target within half a diameter of the origin
+    is the moving ball itself seen under another label: it is chosen only when it is the
+    only one.
 
     Args:
         origin_mm: (2,) where the moving ball started, mm.
