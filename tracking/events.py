@@ -254,11 +254,28 @@ class EventDetector(VanishWatcher):
         if self._last_time - last <= 1.0:
             return []
         self._last_cushion[(ball, cushion)] = self._last_time
-        time_s = self._last_time - self.config.rest_window_s
+        time_s = self._nearest_rail_time(ball, side)
         frame = self._frame_of(time_s)
         return [
             Event(frame, time_s, EventKind.BALL_CUSHION, (ball,), cushion=cushion, confidence=0.7)
         ]
+
+    def _nearest_rail_time(self, ball: int, side: int) -> float:
+        """When ``ball`` came nearest to cushion line ``side`` in the history (the touch of a
+        ball that died against it), or the start of the rest window if it was not seen."""
+        assert self._last_time is not None
+        count = self._history.count
+        times, _, xy = self._history.window(count - self._history.capacity, count)
+        seen = np.flatnonzero(np.isfinite(xy[:, ball, 0]))
+        if not len(seen):
+            return self._last_time - self.config.rest_window_s
+        coordinate = xy[seen, ball, side // 2]
+        inside = coordinate if side % 2 == 0 else self._extent[side // 2] - coordinate
+        return float(times[seen[int(np.argmin(inside))]])
+
+    @property
+    def _extent(self) -> tuple[float, float]:
+        return (self.table.length_mm, self.table.width_mm)
 
     def _detect_rest(self) -> list[Event]:
         frames = max(3, round(self.config.rest_window_s / self._dt))
