@@ -5,6 +5,9 @@
 All times are process CPU time of detection plus identification per 1280x720 frame, with
 OpenCV limited to one thread (wall time on a shared machine says little).
 
+Rendered frames with motion-blurred balls (`rendered_motion_blur`, per camera): recall,
+precision, identity, median centre error, and recall of the smeared balls alone.
+
 For each clip with `truth/tracks.csv`:
 - `full`: every K-th frame searched whole by a detector without memory (what a first frame or
   a complete search costs): detection recall and precision (a detection within half a radius
@@ -180,15 +183,77 @@ def time_rendered(repeats: int = 30) -> dict[str, float]:
     return timings
 
 
+def _blurred_scene(preset: str, cloth: str, seed: int):  # type: ignore[no-untyped-def]
+    """Eleven scattered balls, about 60 % of them smeared over 1-7 radii in random
+    directions (only where the smeared path stays on the table and clear of other balls)."""
+    from tests.vision.scenes import R_MM, TABLE, render_scene, scatter
+
+    rng = np.random.default_rng(seed)
+    xy = scatter(rng, 11)
+    angle = rng.uniform(0.0, 2.0 * np.pi, 11)
+    blur = np.column_stack([np.cos(angle), np.sin(angle)]) * rng.uniform(1.0, 7.0, (11, 1)) * R_MM
+    ends = np.stack([xy - 0.5 * blur, xy + 0.5 * blur])
+    limit = np.array([TABLE.length_mm - R_MM, TABLE.width_mm - R_MM])
+    clear = np.all((ends >= R_MM) & (ends <= limit), axis=(0, 2))
+    for a in range(11):
+        # Nearest point of each path to every other ball's centre.
+        offset = xy - xy[a]
+        along = np.clip(offset @ blur[a] / max(float(blur[a] @ blur[a]), 1e-9), -0.5, 0.5)
+        gap = np.linalg.norm(offset - along[:, None] * blur[a], axis=1)
+        gap[a] = np.inf
+        clear[a] &= bool(np.all(gap > 2.2 * R_MM + 0.5 * np.linalg.norm(blur, axis=1)))
+    moving = clear & (rng.random(11) < 0.6)
+    blur[~moving] = 0.0
+    scene = render_scene(xy, list(range(11)), seed=seed, preset=preset, cloth=cloth, blur_mm=blur)
+    return scene, moving
+
+
+def evaluate_rendered_blur(seeds: int) -> dict[str, dict[str, float]]:
+    """Complete searches of rendered frames with motion-blurred balls, per camera (three
+    cloths, `seeds` frames each): recall, precision, identity and median centre error over
+    all balls, and recall of the smeared ones alone."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, for tests.
+    results = {}
+    for preset in ("top", "broadcast", "corner"):
+        totals: dict[str, list[float]] = {}
+        smeared = [0, 0]
+        for cloth in ("green", "blue", "red"):
+            for seed in range(seeds):
+                scene, moving = _blurred_scene(preset, cloth, 7 * seed + 1)
+                detector = BallDetector(
+                    scene.calibration, DetectorConfig(reuse_still_windows=False)
+                )
+                found = detector.detect(scene.frame)
+                _score(scene.ball, scene.uv_px, found, totals)
+                cost = np.linalg.norm(scene.uv_px[:, None] - found.xy_px[None], axis=2)
+                rows, cols = linear_sum_assignment(cost)
+                hit = rows[cost[rows, cols] < 0.5 * found.radius_px[cols]]
+                smeared[0] += int(np.sum(moving[hit]))
+                smeared[1] += int(np.sum(moving))
+        summary = _summary([0.0], totals)
+        summary = {k: v for k, v in summary.items() if not k.startswith("ms")}
+        summary["frames"] = 3 * seeds
+        summary["smeared_recall"] = round(smeared[0] / max(smeared[1], 1), 4)
+        results[preset] = summary
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--clips", type=Path, default=Path("sample_videos"))
     parser.add_argument("--every", type=int, default=5, help="evaluate every K-th frame")
     parser.add_argument("--no-hinted", action="store_true", help="skip the every-frame run")
     parser.add_argument("--only", nargs="*", default=None, help="clip names to run")
+    parser.add_argument(
+        "--blur-seeds", type=int, default=3, help="rendered blurred frames per camera and cloth"
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     print(json.dumps({"machine": machine(), "rendered_11_balls": time_rendered()}))
+    if args.blur_seeds > 0:
+        print(json.dumps({"rendered_motion_blur": evaluate_rendered_blur(args.blur_seeds)}))
     clips = sorted(p for p in args.clips.iterdir() if (p / "truth" / "tracks.csv").is_file())
     for clip in [c for c in clips if args.only is None or c.name in args.only]:
         result: dict[str, object] = {"full": evaluate_clip(clip, args.every)}
