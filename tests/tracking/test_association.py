@@ -59,7 +59,7 @@ def test_a_lost_track_never_takes_a_misnamed_detection_from_the_track_expecting_
     its own track, right where the detection lies, keeps it; the lost one pays its spread."""
     distance = np.array([[4.0], [600.0]])
     d_sq = np.array([[1.0], [0.1]])
-    prob = np.array([[0.0], [0.3]])  # the identifier: not the tracked ball, maybe the lost one
+    prob = np.array([[0.01], [0.6]])  # the identifier: hardly the tracked ball, the lost one
     gates = TrackGates(np.array([500.0, 3000.0]), np.array([2.0, 14.0]))
     rows, cols = assign(association_cost(d_sq, distance, prob, gates, CONFIG), CONFIG.max_cost)
     assert rows.tolist() == [0] and cols.tolist() == [0]
