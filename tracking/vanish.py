@@ -35,11 +35,14 @@ class VanishWatcher(DropExplainer):
     def _watch_losses(self, trackset: TrackSet) -> list[Event]:
         """Note the balls lost on this frame; report the contacts due that vanishing showed."""
         found = max(3, math.ceil(self.config.lost_found_s / self._dt - 1e-9))
+        lost = self._losses.observe(trackset, found)
+        if not len(lost):
+            return self._due_vanish_contacts()
         others = self._positions()
         count = self._history.count
         times, _, xy = self._history.window(count - 1, count)
         reach = self.table.ball_diameter_mm + self.config.ball_contact_tolerance_mm
-        for ball in self._losses.observe(trackset, found):
+        for ball in lost:
             loss = self._departure(int(ball))
             if taken_over(loss, float(times[0]), xy[0], reach):
                 self._losses.add(loss, None)
@@ -110,6 +113,8 @@ class VanishWatcher(DropExplainer):
 
     def _due_vanish_contacts(self) -> list[Event]:
         """The contacts of balls that vanished as they were hit and are still unseen."""
+        if not self._vanish_contacts:
+            return []
         count = self._history.count
         due = [c for c in self._vanish_contacts if c[0] <= count]
         self._vanish_contacts = [c for c in self._vanish_contacts if c[0] > count]
