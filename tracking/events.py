@@ -247,31 +247,37 @@ class EventDetector(VanishWatcher):
         side = int(np.argmin(gaps))
         toward = -float(self._approach_velocity[ball] @ contacts.CUSHION_NORMALS[side])
         touching = max(_TOUCHING_MM, _TOUCHING_SIGMAS * self._noise_mm)
-        if gaps[side] > touching or toward <= 0.0:
+        time_s, nearest, came = self._rail_approach(ball, side)
+        # It came toward the cushion: heading in at the last fit, or nearer it by more than
+        # the slack since earlier in the history (a soft touch rebounds it a little).
+        approached = toward > 0.0 or came - nearest > touching
+        if gaps[side] > touching or not approached:
             return []
         cushion = str(self.table.nearest_cushion(float(xy_mm[0]), float(xy_mm[1])))
         last = self._last_cushion.get((ball, cushion), -np.inf)
         if self._last_time - last <= 1.0:
             return []
         self._last_cushion[(ball, cushion)] = self._last_time
-        time_s = self._nearest_rail_time(ball, side)
         frame = self._frame_of(time_s)
         return [
             Event(frame, time_s, EventKind.BALL_CUSHION, (ball,), cushion=cushion, confidence=0.7)
         ]
 
-    def _nearest_rail_time(self, ball: int, side: int) -> float:
-        """When ``ball`` came nearest to cushion line ``side`` in the history (the touch of a
-        ball that died against it), or the start of the rest window if it was not seen."""
+    def _rail_approach(self, ball: int, side: int) -> tuple[float, float, float]:
+        """How ``ball`` came to cushion line ``side`` over the history: (when it was nearest,
+        its gap to the touching position then, mm, and the largest gap before that, mm);
+        without sightings, the start of the rest window and infinite gaps."""
         assert self._last_time is not None
         count = self._history.count
         times, _, xy = self._history.window(count - self._history.capacity, count)
         seen = np.flatnonzero(np.isfinite(xy[:, ball, 0]))
         if not len(seen):
-            return self._last_time - self.config.rest_window_s
+            return self._last_time - self.config.rest_window_s, np.inf, np.inf
         coordinate = xy[seen, ball, side // 2]
         inside = coordinate if side % 2 == 0 else self._extent[side // 2] - coordinate
-        return float(times[seen[int(np.argmin(inside))]])
+        gap = inside - self.table.ball_radius_mm
+        nearest = int(np.argmin(gap))
+        return float(times[seen[nearest]]), float(gap[nearest]), float(gap[: nearest + 1].max())
 
     @property
     def _extent(self) -> tuple[float, float]:
