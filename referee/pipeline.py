@@ -73,6 +73,10 @@ class PipelineConfig:
             Lowering it re-acquires such balls sooner at the cost of more full searches; 0
             turns it off.
         lost_ball_speed_mm_s: a lost ball counts as moving above this estimated speed.
+        lost_cue_wait_s: a lost cue ball counts as moving (whatever its filter says) once
+            it has been lost this long, seconds. A stroke that meets a ball sooner is
+            placed from the rest spot (`tracking.strokes`), more surely than from a smeared
+            sighting mid-flight; a slower one is found again on the way. Negative: never.
         detector_model: path of a learned detector's .onnx file
             (`vision.learned.LearnedBallDetector`, docs/learned-detector.md) to use instead
             of the classical detector; None for the classical one.
@@ -86,6 +90,7 @@ class PipelineConfig:
     full_search_every_frames: int = 60
     lost_search_every_s: float = 0.1
     lost_ball_speed_mm_s: float = 100.0
+    lost_cue_wait_s: float = 0.25
     detector_model: str | None = None
 
 
@@ -159,19 +164,21 @@ _DROP_HORIZON_S = 0.2
 """A lost ball whose path enters a pocket within this time is dropping, not lost."""
 
 
-def _moving_ball_lost(tracks: TrackSet, min_speed_mm_s: float, table: TableSpec) -> bool:
+def _moving_ball_lost(
+    tracks: TrackSet, min_speed_mm_s: float, table: TableSpec, cue_lost: bool = False
+) -> bool:
     """Whether some ball is hidden from the detector while it may be moving, other than one
     heading into a pocket mouth (it is dropping: a full-table search, some 60 ms, would not
     find it, and the windows around its prediction cover a rattle).
 
-    A ball may be moving when the tracker thinks so, and the cue ball whenever it is lost:
-    struck from rest, it leaves its search window within a frame (at 2 m/s and up) while its
-    filter, which never saw it move, still says it rests. An object ball only starts when a
-    ball the tracker follows reaches it.
+    A ball may be moving when the tracker thinks so, and the cue ball when ``cue_lost`` (lost
+    long enough, `PipelineConfig.lost_cue_wait_s`): struck from rest, it leaves its search
+    window within a frame (at 2 m/s and up) while its filter, which never saw it move, still
+    says it rests. An object ball only starts when a ball the tracker follows reaches it.
     """
     coasting = tracks.status == TrackStatus.OCCLUDED
     speed = np.hypot(tracks.velocity_mm_s[:, 0], tracks.velocity_mm_s[:, 1])
-    lost = coasting & ((speed > min_speed_mm_s) | (tracks.ball == CUE))
+    lost = coasting & ((speed > min_speed_mm_s) | ((tracks.ball == CUE) & cue_lost))
     if not lost.any():
         return False
     entering = pocket_entry(
@@ -216,6 +223,7 @@ class Pipeline:
         self._clock = stages.clock
         self._hint: NDArray[np.float64] | None = None
         self._moving_ball_lost = False
+        self._cue_seen_s = -np.inf
         self._last_full_search_s = -np.inf
         self.totals_ms = dict.fromkeys(STAGES, 0.0)
         self.frames = 0
@@ -238,7 +246,7 @@ class Pipeline:
         t5 = clock()
         self._hint = tracks.xy_px[_in_play(tracks)]
         self._moving_ball_lost = _moving_ball_lost(
-            tracks, self.config.lost_ball_speed_mm_s, self.calibration.table
+            tracks, self.config.lost_ball_speed_mm_s, self.calibration.table, self._cue_lost(tracks)
         )
         timing = {
             stage: 1000.0 * (b - a)
@@ -250,6 +258,15 @@ class Pipeline:
         return FrameResult(
             frame.index, frame.time_s, detections, tracks, tuple(events), shots, timing
         )
+
+    def _cue_lost(self, tracks: TrackSet) -> bool:
+        """Whether the cue ball has been lost (hidden on the table) for at least
+        ``lost_cue_wait_s``."""
+        cue = tracks.ball == CUE
+        if np.any(cue & (tracks.status == TrackStatus.ON_TABLE)) or not np.any(cue):
+            self._cue_seen_s = tracks.time_s
+        wait = self.config.lost_cue_wait_s
+        return wait >= 0 and tracks.time_s - self._cue_seen_s >= wait - 1e-9
 
     def _search_hint(self, frame: Frame) -> NDArray[np.float64] | None:
         """Where to look: around the tracked balls, or everywhere (None) when due."""

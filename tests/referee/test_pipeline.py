@@ -331,21 +331,24 @@ class LostAtRestTracker:
 
 
 @pytest.mark.parametrize(
-    ("ball", "expected"),
-    [(0, [0, 3, 6, 9, 12]), (3, [0])],
-    ids=["cue-ball-struck-out-of-its-window", "object-ball-hidden"],
+    ("ball", "wait_s", "expected"),
+    [(0, 0.0, [0, 3, 6, 9, 12]), (0, 0.1, [0, 8, 11]), (0, -1.0, [0]), (3, 0.0, [0])],
+    ids=["cue-ball-at-once", "cue-ball-after-a-wait", "cue-ball-never", "object-ball-hidden"],
 )
 def test_a_lost_cue_ball_may_be_moving_though_its_filter_says_it_rests(
-    ball: int, expected: list[int]
+    ball: int, wait_s: float, expected: list[int]
 ) -> None:
     # A struck cue ball leaves its search window within a frame, before its filter sees it
-    # move: lost, it is searched for on the whole table. An object ball only starts when
-    # something hits it, which the tracker sees coming.
+    # move: lost for lost_cue_wait_s (lost at frame 2, 60 fps), it is searched for on the
+    # whole table. An object ball only starts when something hits it, which the tracker
+    # sees coming.
     detector = FakeDetector()
     stages = Stages(
         tracker=LostAtRestTracker(ball), events=ScriptedEvents({}), segmenter=ScriptedShots({})
     )
-    config = PipelineConfig(full_search_every_frames=1000, lost_search_every_s=0.05)
+    config = PipelineConfig(
+        full_search_every_frames=1000, lost_search_every_s=0.05, lost_cue_wait_s=wait_s
+    )
     pipeline = Pipeline(_calibration(), config, detector, None, stages)
     for index in range(16):
         pipeline.process(_frame(index))
