@@ -66,10 +66,16 @@ class ShotConfig:
             within ``rack_extent_mm`` and no other object ball seen, for the shot to count as
             a break; all ten are then taken to be on the table. Lowering it recognises breaks
             seen worse, with more risk of calling a tight cluster a rack.
+        moving_at_strike_window_s: a ball counts as moving at the strike only when it was
+            that fast on every frame of this window before the strike, seconds: a rolling
+            ball is, while one detection jump (a re-found ball's centre a few mm off) gives
+            the filter a speed for a frame or two. Raising it ignores balls set moving just
+            before the strike.
         history_s: how much track history is kept to look up the state at the strike.
     """
 
     moving_at_strike_speed_mm_s: float = 100.0
+    moving_at_strike_window_s: float = 0.1
     simultaneous_contact_s: float = SIMULTANEOUS_CONTACT_S
     rack_extent_mm: float = 240.0
     rack_min_balls: int = 5
@@ -261,8 +267,7 @@ class ShotSegmenter:
         on_table = tuple(
             sorted(int(b) for b in tracks.ball[in_play] if b != CUE and b not in self._removed)
         )
-        speed = np.linalg.norm(tracks.velocity_mm_s, axis=1) if len(tracks) else np.zeros(0)
-        fast = in_play & (speed >= self.config.moving_at_strike_speed_mm_s) & (tracks.ball != CUE)
+        fast = in_play & self._moving_before(strike, tracks) & (tracks.ball != CUE)
         is_break = self._is_break(tracks, in_play)
         if is_break:
             on_table = tuple(range(1, 11))  # a rack holds all ten, seen or not
@@ -274,6 +279,21 @@ class ShotSegmenter:
         ]
         self._loose.clear()
         return shot
+
+    def _moving_before(self, strike: Event, tracks: TrackSet) -> NDArray[np.bool_]:
+        """(N,) per ball of `tracks`: at least the moving speed on every frame of the window
+        before the strike (the frame just before it at least)."""
+        start = strike.time_s - self.config.moving_at_strike_window_s
+        window = [t for t in self._history if t.frame < strike.frame and t.time_s >= start]
+        moving = np.ones(len(tracks), bool)
+        for earlier in window or [tracks]:
+            speed = np.zeros(len(tracks))
+            for i, ball in enumerate(tracks.ball):
+                row = np.flatnonzero(earlier.ball == ball)
+                if len(row):
+                    speed[i] = float(np.hypot(*earlier.velocity_mm_s[row[0]]))
+            moving &= speed >= self.config.moving_at_strike_speed_mm_s
+        return moving
 
     def _is_break(self, tracks: TrackSet, in_play: NDArray[np.bool_]) -> bool:
         objects = in_play & (tracks.ball != CUE)

@@ -206,6 +206,28 @@ def test_segmenter_reports_balls_moving_at_the_strike() -> None:
     assert records[0].balls_on_table_at_start == (3, 8)
 
 
+@pytest.mark.parametrize(
+    ("fast_frames", "expected"),
+    [(range(10, 40), [8]), (range(19, 21), []), (range(14, 21), [8])],
+    ids=["rolling", "one-jump-before-strike", "rolling-the-whole-window"],
+)
+def test_a_ball_moves_at_the_strike_only_if_it_moved_over_the_window_before(
+    fast_frames: range, expected: list[int]
+) -> None:
+    """A re-found ball's centre a few mm off gives its filter a speed for a frame or two
+    (broadcast_scratch's 2 at a periodic full search): that is not a ball rolling (F9)."""
+    positions = {0: (600.0, 640.0), 3: (1500.0, 300.0), 8: (2000.0, 900.0)}
+    segmenter = ShotSegmenter(TABLE)
+    records = []
+    for frame in range(10, 40):
+        events = [strike(21 / 60)] if frame == 25 else []
+        if frame == 39:
+            events = [Event(39, 39 / 60, EventKind.SHOT_END)]
+        moving = (8,) if frame in fast_frames else ()
+        records += segmenter.update(events, _tracks(frame, positions, moving=moving))
+    assert records[0].facts["balls_moving_at_strike"] == expected
+
+
 def test_ball_disturbed_between_shots_belongs_to_the_next_shot() -> None:
     positions = {0: (600.0, 640.0), 3: (1500.0, 300.0), 8: (2000.0, 900.0)}
     segmenter = ShotSegmenter(TABLE)
