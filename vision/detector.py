@@ -88,6 +88,8 @@ class DetectorConfig:
         max_streak_radii: longest motion-blur streak, in ball radii (the ball's diameter plus
             its travel during the exposure: a 9 m/s break shot filmed at 30 frames/s with a
             half-frame exposure travels about 5 radii); raising it accepts longer bands.
+        fast_streaks: look for streaks in the fast pass over the hinted windows too (not only
+            in full searches and the thorough pass for hints the fast pass left unexplained).
         reuse_still_windows: with hints, keep the last result of a window whose pixels have
             not changed (balls at rest cost a comparison instead of a search).
         still_change_ratio: 3x3-averaged pixel difference, as a share of the foreground
@@ -116,6 +118,7 @@ class DetectorConfig:
     refine_iterations: int = 3
     find_streaks: bool = True
     max_streak_radii: float = 10.0
+    fast_streaks: bool = False
     reuse_still_windows: bool = True
     still_change_ratio: float = 0.5
     still_changed_share: float = 0.002
@@ -409,7 +412,9 @@ class BallDetector:
         """Centres (mosaic px), confidences and pixels of the balls in a region; `thorough`
         adds outline (circle Hough) candidates and motion-blur streaks."""
         config = self.config
-        streak_xy, streak_score, streak_pixels, region = self._find_streaks(region, mosaic)
+        streak_xy, streak_score, streak_pixels, region = self._find_streaks(
+            region, mosaic, thorough
+        )
         blobs = distance_peaks(region, config.min_peak_ratio, config.max_peak_ratio)
         rings = (
             outline_peaks(region, config.edge_gradient, config.min_ring_votes)[0]
@@ -455,14 +460,14 @@ class BallDetector:
         return xy, score, pixels
 
     def _find_streaks(
-        self, region: SearchRegion, mosaic: Mosaic
+        self, region: SearchRegion, mosaic: Mosaic, thorough: bool
     ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]], SearchRegion]:
         """Balls smeared by motion blur (vision.streaks), found before round balls (the
         round search splits a streak into several), and the region without their pixels.
         A streak cut by a window's side is left to the round search."""
         empty: tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]
         empty = (np.zeros((0, 2)), np.zeros(0), [])
-        if not self.config.find_streaks:
+        if not self.config.find_streaks or not (thorough or self.config.fast_streaks):
             return (*empty, region)
         found = find_streaks(region, 0.5 * self.threshold, self.config.max_streak_radii)
         if len(found.xy) == 0:
