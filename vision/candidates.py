@@ -77,7 +77,7 @@ def touching_gap(region: SearchRegion, xy: NDArray[np.float64]) -> NDArray[np.fl
     radius = _radius_at(region, xy)
     if region.separation is None:
         return 2.0 * radius
-    gap: NDArray[np.float64] = radius * _map_at(region.separation, xy)
+    gap: NDArray[np.float64] = radius * map_at(region.separation, xy)
     return gap
 
 
@@ -448,10 +448,12 @@ def streaks(
 
 
 def _radius_at(region: SearchRegion, xy: NDArray[np.float64]) -> NDArray[np.float64]:
-    return _map_at(region.radius, xy)
+    return map_at(region.radius, xy)
 
 
-def _map_at(image: NDArray[np.float32], xy: NDArray[np.float64]) -> NDArray[np.float64]:
+def map_at(
+    image: NDArray[np.float32] | NDArray[np.uint8], xy: NDArray[np.float64]
+) -> NDArray[np.float64]:
     """Values of a (H, W) map at (K, 2) points, nearest pixel, clamped to the map."""
     height, width = image.shape
     u = np.minimum(np.maximum(np.round(xy[:, 0]).astype(np.int64), 0), width - 1)

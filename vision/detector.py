@@ -32,6 +32,7 @@ from vision.candidates import (
     confidence,
     distance_peaks,
     fit_outlines,
+    map_at,
     merge_candidates,
     outline_peaks,
     refine_centres,
@@ -424,8 +425,8 @@ class BallDetector:
         candidates = merge_candidates(region, blobs, rings)
         if len(candidates) == 0:
             return streak_xy, streak_score, streak_pixels
-        radius = _at(region.radius, candidates)
-        plausible = _at(region.centre_valid, candidates) > 0
+        radius = map_at(region.radius, candidates)
+        plausible = map_at(region.centre_valid, candidates) > 0
         candidates, radius = candidates[plausible], radius[plausible]
         if thorough:
             coverage = confidence(region, candidates, radius, config.edge_gradient, 0.0)[1]
@@ -445,7 +446,7 @@ class BallDetector:
         if thorough:
             xy, score = self._try_outlines(region, xy, radius, score)
         keep = (score >= config.min_confidence) & (mosaic.cut_distance(xy) >= 0.9 * radius)
-        keep &= (mosaic.tile_of(xy) >= 0) & (_at(region.centre_valid, xy) > 0)
+        keep &= (mosaic.tile_of(xy) >= 0) & (map_at(region.centre_valid, xy) > 0)
         xy, radius, score = xy[keep], radius[keep], score[keep]
         pixels = ball_pixels(region.image, xy, radius)
         xy = np.vstack([xy, streak_xy])
@@ -481,7 +482,7 @@ class BallDetector:
         xy = found.xy[keep]
         if self.view.camera is not None:
             frame_xy = mosaic.to_frame(xy)
-            half_path = np.maximum(found.half_length[keep] - _at(region.radius, xy), 0.0)
+            half_path = np.maximum(found.half_length[keep] - map_at(region.radius, xy), 0.0)
             xy = xy + _mid_path(self.view.camera, frame_xy, found.axis[keep], half_path) - frame_xy
         claimed = found.pixels_of(keep)
         # The streak's outline too: its edges would vote for round outlines along it.
@@ -538,18 +539,7 @@ class BallDetector:
         )
 
     def _radius_at(self, xy: NDArray[np.float64]) -> NDArray[np.float64]:
-        return _at(self.view.radius_px, xy)
-
-
-def _at(
-    image: NDArray[np.float32] | NDArray[np.uint8], xy: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """Values of a (H, W) map at (K, 2) points, nearest pixel, clamped to the map."""
-    height, width = image.shape
-    u = np.minimum(np.maximum(np.round(xy[:, 0]).astype(np.int64), 0), width - 1)
-    v = np.minimum(np.maximum(np.round(xy[:, 1]).astype(np.int64), 0), height - 1)
-    values: NDArray[np.float64] = image[v, u].astype(np.float64)
-    return values
+        return map_at(self.view.radius_px, xy)
 
 
 def _mid_path(

@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.candidates import SearchRegion
+from vision.candidates import SearchRegion, map_at
 
 MIN_LENGTH_RADII = 2.8
 """Shortest streak (in radii): a ball that travels 0.8 radii; less blur the round search
@@ -104,7 +104,7 @@ def find_streaks(region: SearchRegion, low_threshold: float, max_length_radii: f
     _, labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
         mask, 8, cv2.CV_32S, cv2.CCL_BBDT
     )
-    radius = _map_at(region.radius, np.asarray(centroids[1:], np.float64))
+    radius = map_at(region.radius, np.asarray(centroids[1:], np.float64))
     width, height = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]
     area = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
     # The bounding box of a streak is at least as long as its diagonal allows (a round
@@ -254,12 +254,3 @@ def _ramp(level: NDArray[np.float64], reach: int) -> float:
     highest value within `reach` pixels of the start."""
     start = level[: max(reach, 1)]
     return float(np.argmax(start >= 0.75 * start.max()))
-
-
-def _map_at(image: NDArray[np.float32], xy: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Values of a (H, W) map at (K, 2) points, nearest pixel, clamped to the map."""
-    height, width = image.shape
-    u = np.minimum(np.maximum(np.round(xy[:, 0]).astype(np.int64), 0), width - 1)
-    v = np.minimum(np.maximum(np.round(xy[:, 1]).astype(np.int64), 0), height - 1)
-    values: NDArray[np.float64] = image[v, u].astype(np.float64)
-    return values
