@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from calibration.table import TableSpec
 from referee.rules.shot import ShotFacts
-from referee.shots import ShotSegmenter, facts_from_events, facts_with_confidence
+from referee.shots import ShotRecord, ShotSegmenter, facts_from_events, facts_with_confidence
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 
 TABLE = TableSpec()
@@ -192,30 +192,9 @@ def test_segmenter_makes_one_record_per_shot_and_spots_the_break() -> None:
     assert record.facts_json() is not record.facts
 
 
-def test_segmenter_reports_balls_moving_at_the_strike() -> None:
-    positions = {0: (600.0, 640.0), 3: (1500.0, 300.0), 8: (2000.0, 900.0)}
-    segmenter = ShotSegmenter(TABLE)
-    records = []
-    for frame in range(10, 40):
-        events = [strike(20 / 60)] if frame == 25 else []
-        if frame == 39:
-            events = [Event(39, 39 / 60, EventKind.SHOT_END)]
-        records += segmenter.update(events, _tracks(frame, positions, moving=(8,)))
-    assert records[0].facts["balls_moving_at_strike"] == [8]
-    assert not records[0].is_break
-    assert records[0].balls_on_table_at_start == (3, 8)
-
-
-@pytest.mark.parametrize(
-    ("fast_frames", "expected"),
-    [(range(10, 40), [8]), (range(19, 21), []), (range(14, 21), [8])],
-    ids=["rolling", "one-jump-before-strike", "rolling-the-whole-window"],
-)
-def test_a_ball_moves_at_the_strike_only_if_it_moved_over_the_window_before(
-    fast_frames: range, expected: list[int]
-) -> None:
-    """A re-found ball's centre a few mm off gives its filter a speed for a frame or two
-    (broadcast_scratch's 2 at a periodic full search): that is not a ball rolling (F9)."""
+def _shot_with_ball_8_fast(fast_frames: range | tuple[int, ...] = ()) -> ShotRecord:
+    """One shot struck at frame 21 (seen on frame 25), ended on frame 39; the 8 rolls at
+    300 mm/s on `fast_frames` and rests otherwise."""
     positions = {0: (600.0, 640.0), 3: (1500.0, 300.0), 8: (2000.0, 900.0)}
     segmenter = ShotSegmenter(TABLE)
     records = []
@@ -225,7 +204,29 @@ def test_a_ball_moves_at_the_strike_only_if_it_moved_over_the_window_before(
             events = [Event(39, 39 / 60, EventKind.SHOT_END)]
         moving = (8,) if frame in fast_frames else ()
         records += segmenter.update(events, _tracks(frame, positions, moving=moving))
-    assert records[0].facts["balls_moving_at_strike"] == expected
+    assert len(records) == 1
+    return records[0]
+
+
+def test_segmenter_reports_balls_moving_at_the_strike() -> None:
+    record = _shot_with_ball_8_fast(range(10, 40))
+    assert record.facts["balls_moving_at_strike"] == [8]
+    assert not record.is_break
+    assert record.balls_on_table_at_start == (3, 8)
+
+
+@pytest.mark.parametrize(
+    ("fast_frames", "expected"),
+    [(range(19, 21), []), (range(14, 21), [8])],
+    ids=["one-jump-before-strike", "rolling-the-whole-window"],
+)
+def test_a_ball_moves_at_the_strike_only_if_it_moved_over_the_window_before(
+    fast_frames: range, expected: list[int]
+) -> None:
+    """A re-found ball's centre a few mm off gives its filter a speed for a frame or two
+    (broadcast_scratch's 2 at a periodic full search): that is not a ball rolling (F9)."""
+    record = _shot_with_ball_8_fast(fast_frames)
+    assert record.facts["balls_moving_at_strike"] == expected
 
 
 def test_ball_disturbed_between_shots_belongs_to_the_next_shot() -> None:
