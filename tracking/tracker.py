@@ -12,8 +12,6 @@ clearly seen on the bed again (a spotted 10, a cue ball in hand).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-
 import numpy as np
 from numpy.typing import NDArray
 
@@ -21,7 +19,6 @@ from calibration.table import TableSpec
 from tracking import kalman
 from tracking.association import TrackGates, assign, association_cost, jump_costs
 from tracking.bounce import CushionModel, bounce_off_cushions
-from tracking.geometry import outside_distance_mm, pocket_entry
 from tracking.identity import (
     SLOT_FREE,
     SLOT_IN_PLAY,
@@ -31,50 +28,15 @@ from tracking.identity import (
     log_probabilities,
     relabels,
 )
+from tracking.lifecycle import coast, restart, spawn, start_pending
+from tracking.track_state import PENDING_POCKET, TrackState
 from tracking.tracker_config import TrackerConfig
 from tracking.types import TrackSet, TrackStatus
 from vision.types import NUM_CLASSES, Detections
 
 __all__ = ["BallTracker", "TrackerConfig"]
 
-_PENDING_NONE, _PENDING_POCKET, _PENDING_OFF = 0, 1, 2
 _SEEN_STATUS = np.array([TrackStatus.ON_TABLE, TrackStatus.OCCLUDED, None], dtype=object)[:2]
-
-
-@dataclass(slots=True)
-class _State:
-    """Mutable per-ball state, indexed by ball class (0 cue, 1..10)."""
-
-    mean: NDArray[np.float64] = field(default_factory=lambda: np.zeros((NUM_CLASSES, 4)))
-    cov: NDArray[np.float64] = field(
-        default_factory=lambda: np.tile(np.eye(4), (NUM_CLASSES, 1, 1))
-    )
-    alive: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(NUM_CLASSES, bool))
-    removed: NDArray[np.object_] = field(default_factory=lambda: np.full(NUM_CLASSES, None, object))
-    removed_time_s: NDArray[np.float64] = field(
-        default_factory=lambda: np.full(NUM_CLASSES, -np.inf)
-    )
-    seen_time_s: NDArray[np.float64] = field(default_factory=lambda: np.zeros(NUM_CLASSES))
-    seen_xy_mm: NDArray[np.float64] = field(default_factory=lambda: np.zeros((NUM_CLASSES, 2)))
-    seen_velocity: NDArray[np.float64] = field(default_factory=lambda: np.zeros((NUM_CLASSES, 2)))
-    pending: NDArray[np.int64] = field(default_factory=lambda: np.zeros(NUM_CLASSES, np.int64))
-    xy_px: NDArray[np.float64] = field(default_factory=lambda: np.full((NUM_CLASSES, 2), np.nan))
-    measured_xy_mm: NDArray[np.float64] = field(
-        default_factory=lambda: np.full((NUM_CLASSES, 2), np.nan)
-    )
-    evidence: NDArray[np.float64] = field(
-        default_factory=lambda: np.zeros((NUM_CLASSES, NUM_CLASSES))
-    )
-    identity_count: NDArray[np.int64] = field(
-        default_factory=lambda: np.zeros(NUM_CLASSES, np.int64)
-    )
-    lost_checked: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(NUM_CLASSES, bool))
-
-    def exchange(self, a: int, b: int) -> None:
-        """Swap everything slots ``a`` and ``b`` hold (their tracks change numbers)."""
-        for item in fields(self):
-            array = getattr(self, item.name)
-            array[[a, b]] = array[[b, a]]
 
 
 class BallTracker:
@@ -88,7 +50,7 @@ class BallTracker:
     def __init__(self, table: TableSpec, config: TrackerConfig | None = None) -> None:
         self.table = table
         self.config = config or TrackerConfig()
-        self._state = _State()
+        self._state = TrackState()
         self._time_s: float | None = None
         std = self.config.measurement_std_mm
         self._R = np.eye(2) * std**2
@@ -129,15 +91,20 @@ class BallTracker:
         unassigned = np.ones(len(dets), bool)
         unassigned[cols] = False
         taken = (tracks, cols)
-        self._start_pending(np.flatnonzero(missing & ~self._state.lost_checked))
+        start_pending(
+            self._state,
+            self.table,
+            self.config,
+            np.flatnonzero(missing & ~self._state.lost_checked),
+        )
         if unassigned.any() and missing.any():
             found, found_cols = self._reidentify(missing, dets, unassigned, time_s)
             missing &= ~found
             taken = (np.concatenate([tracks, np.flatnonzero(found)]), np.append(cols, found_cols))
         self._settle_identities(taken, dets, dt_s, missing)
-        removed_now = self._coast(missing, time_s)
+        removed_now = coast(self._state, self.config, missing, time_s)
         if unassigned.any() and not self._state.alive.all():
-            self._spawn(dets[unassigned], time_s)
+            spawn(self._state, self.table, self.config, dets[unassigned], time_s)
         return self._trackset(frame, time_s, missing, removed_now)
 
     def _predict(self, dt_s: float) -> None:
@@ -244,7 +211,7 @@ class BallTracker:
             touched = more
         # A ball lost in a pocket mouth while heading in has dropped, or rattles in the jaws:
         # it is never taken from elsewhere (a look-alike across the table).
-        dropping = state.pending[idx] == _PENDING_POCKET
+        dropping = state.pending[idx] == PENDING_POCKET
         result: NDArray[np.bool_] = (struck | touched) & ~dropping
         self._jumpable[:] = False
         self._jumpable[idx] = result
@@ -265,69 +232,11 @@ class BallTracker:
             np.einsum("ni,ni->n", y, y) > config.collision_innovation_min_mm**2
         )
         if jumped.any():
-            mean[jumped], cov[jumped] = self._reinitialise(tracks[jumped], z[jumped], time_s)
+            mean[jumped], cov[jumped] = restart(state, tracks[jumped], z[jumped], time_s, config)
         speed_sq = np.einsum("ni,ni->n", mean[:, 2:], mean[:, 2:])
         mean[speed_sq < config.rest_speed_mm_s**2, 2:] = 0.0
         state.mean[tracks], state.cov[tracks] = mean, cov
-        state.seen_time_s[tracks] = time_s
-        state.seen_xy_mm[tracks] = z
-        state.seen_velocity[tracks] = mean[:, 2:]
-        state.pending[tracks] = _PENDING_NONE
-        state.lost_checked[tracks] = False
-        state.xy_px[tracks] = measured[1]
-        state.measured_xy_mm[tracks] = z
-
-    def _reinitialise(
-        self, tracks: NDArray[np.int64], z: NDArray[np.float64], time_s: float
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """Restart position at the measurement, velocity from the last sighting."""
-        state, config = self._state, self.config
-        elapsed = np.maximum(time_s - state.seen_time_s[tracks], 1e-6)
-        velocity = (z - state.seen_xy_mm[tracks]) / elapsed[:, None]
-        mean = np.concatenate([z, velocity], axis=1)
-        variances = [config.measurement_std_mm**2] * 2 + [config.reinit_velocity_std_mm_s**2] * 2
-        cov = np.tile(np.diag(variances), (len(tracks), 1, 1))
-        return mean, cov
-
-    def _coast(self, missing: NDArray[np.bool_], time_s: float) -> NDArray[np.bool_]:
-        """Classify unseen balls; returns the (11,) mask of balls removed on this frame."""
-        state, config = self._state, self.config
-        removed_now = np.zeros(NUM_CLASSES, bool)
-        idx = np.flatnonzero(missing)
-        if len(idx) == 0:
-            return removed_now
-        unseen_s = time_s - state.seen_time_s[idx]
-        state.mean[idx[unseen_s > config.max_coast_s], 2:] = 0.0
-        confirm = np.where(
-            state.pending[idx] == _PENDING_POCKET,
-            config.pocket_confirm_s,
-            config.off_table_confirm_s,
-        )
-        done = idx[(state.pending[idx] != _PENDING_NONE) & (unseen_s >= confirm - 1e-9)]
-        for ball in done:
-            pocketed = state.pending[ball] == _PENDING_POCKET
-            state.removed[ball] = TrackStatus.POCKETED if pocketed else TrackStatus.OFF_TABLE
-            state.removed_time_s[ball] = time_s
-            state.alive[ball] = False
-            state.pending[ball] = _PENDING_NONE
-            state.mean[ball, 2:] = 0.0  # a removed ball's slot stays put until restarted
-            removed_now[ball] = True
-        return removed_now
-
-    def _start_pending(self, idx: NDArray[np.int64]) -> None:
-        """Decide, when a ball is first lost, whether it may be dropping or leaving the table
-        (once: its last sighting does not change while it stays lost)."""
-        if len(idx) == 0:
-            return
-        state, config = self._state, self.config
-        state.lost_checked[idx] = True
-        xy, velocity = state.seen_xy_mm[idx], state.seen_velocity[idx]
-        horizon_s = max(config.pocket_horizon_s, 1e-3)
-        pocket = pocket_entry(self.table, xy, velocity, horizon_s, config.pocket_capture_mm)
-        beyond = outside_distance_mm(self.table, xy) > config.off_table_margin_mm
-        state.pending[idx] = np.where(
-            pocket >= 0, _PENDING_POCKET, np.where(beyond, _PENDING_OFF, _PENDING_NONE)
-        )
+        state.mark_seen(tracks, z, measured[1], time_s)
 
     def _reidentify(
         self,
@@ -352,17 +261,11 @@ class BallTracker:
             if score[best] < self._reidentify_need(int(ball), moved_mm, time_s):
                 continue
             z = dets.xy_mm[best : best + 1].astype(np.float64)
-            mean, cov = self._reinitialise(np.array([ball]), z, time_s)
+            mean, cov = restart(state, np.array([ball]), z, time_s, self.config)
             # Found far away: where it came from says nothing of its speed now.
             mean[0, 2:] = 0.0
             state.mean[ball], state.cov[ball] = mean[0], cov[0]
-            state.seen_time_s[ball] = time_s
-            state.seen_xy_mm[ball] = z[0]
-            state.seen_velocity[ball] = mean[0, 2:]
-            state.pending[ball] = _PENDING_NONE
-            state.lost_checked[ball] = False
-            state.xy_px[ball] = dets.xy_px[best]
-            state.measured_xy_mm[ball] = z[0]
+            state.mark_seen(np.array([ball]), z, dets.xy_px[best : best + 1], time_s)
             unassigned[best] = False
             found[ball] = True
             found_cols.append(best)
@@ -405,7 +308,7 @@ class BallTracker:
         ``rest_reidentify_after_s`` (moved by hand), and then needs a respawn's certainty."""
         config, state = self.config, self._state
         unseen_s = time_s - state.seen_time_s[ball]
-        if state.pending[ball] == _PENDING_POCKET:
+        if state.pending[ball] == PENDING_POCKET:
             # Only a rattle out of the jaws, near where it was lost, brings it back.
             speed = float(np.hypot(*state.seen_velocity[ball]))
             rattle_mm = config.pocket_capture_mm + speed * unseen_s
@@ -419,43 +322,6 @@ class BallTracker:
         if unseen_s >= config.rest_reidentify_after_s:
             return config.respawn_min_probability
         return np.inf
-
-    def _spawn(self, dets: Detections, time_s: float) -> None:
-        """Start or restart the tracks of balls not in play from unassigned detections."""
-        state, config = self._state, self.config
-        if len(dets) == 0:
-            return
-        prob = dets.class_prob.astype(np.float64) * dets.confidence[:, None].astype(np.float64)
-        on_bed = outside_distance_mm(self.table, dets.xy_mm.astype(np.float64)) < 0.0
-        for ball in np.flatnonzero(~state.alive):
-            removed = state.removed[ball] is not None
-            need = config.respawn_min_probability if removed else config.init_min_probability
-            if removed and time_s - state.removed_time_s[ball] < config.respawn_min_s:
-                continue
-            score = np.where(on_bed & (np.argmax(prob, axis=1) == ball), prob[:, ball], 0.0)
-            best = int(np.argmax(score))
-            if score[best] < need:
-                continue
-            self._start_track(int(ball), dets[np.array([best])], time_s)
-            prob[best] = 0.0
-
-    def _start_track(self, ball: int, det: Detections, time_s: float) -> None:
-        state, config = self._state, self.config
-        xy = det.xy_mm[0].astype(np.float64)
-        state.mean[ball] = [xy[0], xy[1], 0.0, 0.0]
-        variances = [config.measurement_std_mm**2] * 2 + [config.initial_velocity_std_mm_s**2] * 2
-        state.cov[ball] = np.diag(variances)
-        state.alive[ball] = True
-        state.removed[ball] = None
-        state.seen_time_s[ball] = time_s
-        state.seen_xy_mm[ball] = xy
-        state.seen_velocity[ball] = 0.0
-        state.pending[ball] = _PENDING_NONE
-        state.lost_checked[ball] = False
-        state.xy_px[ball] = det.xy_px[0]
-        state.measured_xy_mm[ball] = xy
-        state.evidence[ball] = log_probabilities(det.class_prob[:1], self.config.identity)[0]
-        state.identity_count[ball] = 1
 
     def _trackset(
         self, frame: int, time_s: float, missing: NDArray[np.bool_], removed_now: NDArray[np.bool_]

@@ -1,0 +1,120 @@
+"""Tracks that start, get lost, are found again and end: the bookkeeping of `BallTracker`.
+
+A ball's track starts on a detection sure of its number (`spawn`). When the ball is no
+longer seen, `start_pending` decides once whether it may be dropping into a pocket (its
+last path runs into a mouth) or leaving the table (last seen beyond a cushion line), and
+`coast` confirms that removal after the ball stays unseen long enough. A lost ball is
+found again anywhere its identity is clear (`reidentify`), its velocity restarted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.table import TableSpec
+from tracking.geometry import outside_distance_mm, pocket_entry
+from tracking.identity import log_probabilities
+from tracking.track_state import PENDING_NONE, PENDING_OFF, PENDING_POCKET, TrackState
+from tracking.tracker_config import TrackerConfig
+from tracking.types import TrackStatus
+from vision.types import NUM_CLASSES, Detections
+
+
+def restart(
+    state: TrackState,
+    balls: NDArray[np.int64],
+    z: NDArray[np.float64],
+    time_s: float,
+    config: TrackerConfig,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Means (K, 4) and covariances (K, 4, 4) restarted at measurements ``z`` (K, 2), mm:
+    the velocity is the straight line from each ball's last sighting (a collision or a
+    bounce between the frames), uncertain by ``reinit_velocity_std_mm_s``."""
+    elapsed = np.maximum(time_s - state.seen_time_s[balls], 1e-6)
+    velocity = (z - state.seen_xy_mm[balls]) / elapsed[:, None]
+    mean = np.concatenate([z, velocity], axis=1)
+    variances = [config.measurement_std_mm**2] * 2 + [config.reinit_velocity_std_mm_s**2] * 2
+    cov = np.tile(np.diag(variances), (len(balls), 1, 1))
+    return mean, cov
+
+
+def start_pending(
+    state: TrackState, table: TableSpec, config: TrackerConfig, balls: NDArray[np.int64]
+) -> None:
+    """Decide, when ``balls`` are first lost, whether each may be dropping or leaving the
+    table (once: its last sighting does not change while it stays lost)."""
+    if len(balls) == 0:
+        return
+    state.lost_checked[balls] = True
+    xy, velocity = state.seen_xy_mm[balls], state.seen_velocity[balls]
+    horizon_s = max(config.pocket_horizon_s, 1e-3)
+    pocket = pocket_entry(table, xy, velocity, horizon_s, config.pocket_capture_mm)
+    beyond = outside_distance_mm(table, xy) > config.off_table_margin_mm
+    state.pending[balls] = np.where(
+        pocket >= 0, PENDING_POCKET, np.where(beyond, PENDING_OFF, PENDING_NONE)
+    )
+
+
+def coast(
+    state: TrackState, config: TrackerConfig, missing: NDArray[np.bool_], time_s: float
+) -> NDArray[np.bool_]:
+    """Stop balls unseen for ``max_coast_s`` and remove those whose pending drop or exit
+    is confirmed; returns the (11,) mask of balls removed on this frame."""
+    removed_now = np.zeros(NUM_CLASSES, bool)
+    idx = np.flatnonzero(missing)
+    if len(idx) == 0:
+        return removed_now
+    unseen_s = time_s - state.seen_time_s[idx]
+    state.mean[idx[unseen_s > config.max_coast_s], 2:] = 0.0
+    confirm = np.where(
+        state.pending[idx] == PENDING_POCKET, config.pocket_confirm_s, config.off_table_confirm_s
+    )
+    done = idx[(state.pending[idx] != PENDING_NONE) & (unseen_s >= confirm - 1e-9)]
+    for ball in done:
+        pocketed = state.pending[ball] == PENDING_POCKET
+        state.removed[ball] = TrackStatus.POCKETED if pocketed else TrackStatus.OFF_TABLE
+        state.removed_time_s[ball] = time_s
+        state.alive[ball] = False
+        state.pending[ball] = PENDING_NONE
+        state.mean[ball, 2:] = 0.0  # a removed ball's slot stays put until restarted
+        removed_now[ball] = True
+    return removed_now
+
+
+def spawn(
+    state: TrackState, table: TableSpec, config: TrackerConfig, dets: Detections, time_s: float
+) -> None:
+    """Start or restart the tracks of balls not in play from unassigned detections ``dets``
+    on the bed whose most likely class is that ball, sure enough of it."""
+    if len(dets) == 0:
+        return
+    prob = dets.class_prob.astype(np.float64) * dets.confidence[:, None].astype(np.float64)
+    on_bed = outside_distance_mm(table, dets.xy_mm.astype(np.float64)) < 0.0
+    for ball in np.flatnonzero(~state.alive):
+        removed = state.removed[ball] is not None
+        need = config.respawn_min_probability if removed else config.init_min_probability
+        if removed and time_s - state.removed_time_s[ball] < config.respawn_min_s:
+            continue
+        score = np.where(on_bed & (np.argmax(prob, axis=1) == ball), prob[:, ball], 0.0)
+        best = int(np.argmax(score))
+        if score[best] < need:
+            continue
+        start_track(state, config, int(ball), dets[np.array([best])], time_s)
+        prob[best] = 0.0
+
+
+def start_track(
+    state: TrackState, config: TrackerConfig, ball: int, det: Detections, time_s: float
+) -> None:
+    """Start ``ball``'s track at rest on the one detection ``det``."""
+    xy = det.xy_mm[0].astype(np.float64)
+    state.mean[ball] = [xy[0], xy[1], 0.0, 0.0]
+    variances = [config.measurement_std_mm**2] * 2 + [config.initial_velocity_std_mm_s**2] * 2
+    state.cov[ball] = np.diag(variances)
+    state.alive[ball] = True
+    state.removed[ball] = None
+    balls = np.array([ball])
+    state.mark_seen(balls, xy[None, :], det.xy_px[:1], time_s)
+    state.evidence[ball] = log_probabilities(det.class_prob[:1], config.identity)[0]
+    state.identity_count[ball] = 1

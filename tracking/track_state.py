@@ -1,0 +1,90 @@
+"""The mutable per-ball state of `tracking.tracker.BallTracker`, one slot per ball number.
+
+Slot ``i`` holds the Kalman estimate of ball ``i`` (0 cue, 1..10) and what the tracker
+remembers of it: when and where it was last seen, whether it is in play or was removed
+(pocketed, off the table), whether it is lost in a pocket mouth or beyond a cushion line
+(``pending``), and the identity evidence of the detections it took. Two slots exchange
+everything when the identity evidence says their tracks follow each other's balls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.types import NUM_CLASSES
+
+PENDING_NONE, PENDING_POCKET, PENDING_OFF = 0, 1, 2
+"""What a lost ball may be doing: nothing known, dropping into a pocket, leaving the table."""
+
+
+@dataclass(slots=True)
+class TrackState:
+    """Mutable per-ball state, indexed by ball class (0 cue, 1..10).
+
+    Attributes:
+        mean: (11, 4) Kalman state ``[x, y, vx, vy]``, table mm and mm/s.
+        cov: (11, 4, 4) its covariance.
+        alive: (11,) the ball is in play (seen or hidden).
+        removed: (11,) object: ``TrackStatus.POCKETED`` / ``OFF_TABLE`` or None.
+        removed_time_s: (11,) when it was removed, s.
+        seen_time_s: (11,) when it last took a detection, s.
+        seen_xy_mm: (11, 2) that detection's centre, mm.
+        seen_velocity: (11, 2) the estimated velocity then, mm/s.
+        pending: (11,) ``PENDING_*``: what a lost ball may be doing.
+        xy_px: (11, 2) last detection's image centre, px.
+        measured_xy_mm: (11, 2) last detection's centre, mm.
+        evidence: (11, 11) average log class probabilities per slot (`tracking.identity`).
+        identity_count: (11,) detections taken since the track started.
+        lost_checked: (11,) ``pending`` was decided for the current loss.
+    """
+
+    mean: NDArray[np.float64] = field(default_factory=lambda: np.zeros((NUM_CLASSES, 4)))
+    cov: NDArray[np.float64] = field(
+        default_factory=lambda: np.tile(np.eye(4), (NUM_CLASSES, 1, 1))
+    )
+    alive: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(NUM_CLASSES, bool))
+    removed: NDArray[np.object_] = field(default_factory=lambda: np.full(NUM_CLASSES, None, object))
+    removed_time_s: NDArray[np.float64] = field(
+        default_factory=lambda: np.full(NUM_CLASSES, -np.inf)
+    )
+    seen_time_s: NDArray[np.float64] = field(default_factory=lambda: np.zeros(NUM_CLASSES))
+    seen_xy_mm: NDArray[np.float64] = field(default_factory=lambda: np.zeros((NUM_CLASSES, 2)))
+    seen_velocity: NDArray[np.float64] = field(default_factory=lambda: np.zeros((NUM_CLASSES, 2)))
+    pending: NDArray[np.int64] = field(default_factory=lambda: np.zeros(NUM_CLASSES, np.int64))
+    xy_px: NDArray[np.float64] = field(default_factory=lambda: np.full((NUM_CLASSES, 2), np.nan))
+    measured_xy_mm: NDArray[np.float64] = field(
+        default_factory=lambda: np.full((NUM_CLASSES, 2), np.nan)
+    )
+    evidence: NDArray[np.float64] = field(
+        default_factory=lambda: np.zeros((NUM_CLASSES, NUM_CLASSES))
+    )
+    identity_count: NDArray[np.int64] = field(
+        default_factory=lambda: np.zeros(NUM_CLASSES, np.int64)
+    )
+    lost_checked: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(NUM_CLASSES, bool))
+
+    def exchange(self, a: int, b: int) -> None:
+        """Swap everything slots ``a`` and ``b`` hold (their tracks change numbers)."""
+        for item in fields(self):
+            array = getattr(self, item.name)
+            array[[a, b]] = array[[b, a]]
+
+    def mark_seen(
+        self,
+        balls: NDArray[np.int64],
+        xy_mm: NDArray[np.float64],
+        xy_px: NDArray[np.floating],
+        time_s: float,
+    ) -> None:
+        """Record that ``balls`` (K,) took detections at ``xy_mm`` (K, 2) / ``xy_px`` (K, 2)
+        at ``time_s``; their velocity is taken from ``mean`` (set it first)."""
+        self.seen_time_s[balls] = time_s
+        self.seen_xy_mm[balls] = xy_mm
+        self.seen_velocity[balls] = self.mean[balls, 2:]
+        self.pending[balls] = PENDING_NONE
+        self.lost_checked[balls] = False
+        self.xy_px[balls] = xy_px
+        self.measured_xy_mm[balls] = xy_mm
