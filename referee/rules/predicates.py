@@ -119,9 +119,14 @@ def lowest_ball_hit_first(ctx: ShotContext) -> Check:
 
 
 def reaches_cushion_after_contact(ctx: ShotContext) -> Check:
-    """Fautes 3 with I-03 and I-14; only judged after a legal first contact, never on the break."""
+    """Fautes 3 with I-03 and I-14; only judged after a legal first contact (else Fautes 2).
+
+    The break is no exception (Fautes 3 is one of the "fautes classiques"): there the
+    camera's count of object balls to a cushion is evidence too, and a break that reports
+    neither that count nor any cushion is not judged (as `break_drives_four_balls`).
+    """
     facts = ctx.facts
-    if facts is None or ctx.push_out or ctx.is_break:
+    if facts is None or ctx.push_out:
         return True, "not required"
     if not lowest_ball_hit_first(ctx)[0]:
         return True, "judged under Fautes 2"
@@ -129,6 +134,12 @@ def reaches_cushion_after_contact(ctx: ShotContext) -> Check:
     to_cushion = [b for b in facts.cushion_after_first_contact if b not in frozen]
     if to_cushion:
         return True, f"{ball_name(to_cushion[0])} reached a cushion"
+    if ctx.is_break:
+        count = facts.object_balls_to_cushion_on_break
+        if count is None and not (facts.pocketed or facts.off_table):
+            return True, "the balls driven to a cushion were not reported"
+        if count:
+            return True, f"{count} object balls reached a cushion"
     if facts.pocketed or facts.off_table or facts.cue_ball_pocketed or facts.cue_ball_off_table:
         return True, "a ball was pocketed or left the table (counts as a cushion, I-03)"
     if frozen:
