@@ -84,7 +84,7 @@ class _BlankSource:
 
 def _save(path: Path, fps: float, frames: list[tuple[int, float, bool, Detections]]) -> None:
     counts = np.array([len(d) for _, _, _, d in frames], np.int64)
-    arrays = {
+    arrays: dict[str, Any] = {
         name: np.concatenate([getattr(d, name) for _, _, _, d in frames])
         if frames
         else np.zeros(0, np.float32)
