@@ -6,7 +6,7 @@ from referee.rules.call import Reason
 from referee.rules.errors import RulesInputError
 from referee.rules.predicates import Check, ShotContext
 from referee.rules.shot import Declarations, RefereeFoul
-from referee.rules.state import CueBall, GameState
+from referee.rules.state import GAME_BALL, CueBall, GameState
 
 
 def push_out_allowed(state: GameState) -> Check:
@@ -67,13 +67,12 @@ def declaration_notes(ctx: ShotContext) -> list[Reason]:
             Reason("ANNOUNCE_IGNORED", "I-05", "The 10 is announced only on the break: no effect.")
         )
     if decl.call is not None and state.is_break:
-        notes.append(
-            Reason(
-                "CALL_IGNORED",
-                "Déroulement 2",
-                "The break is not a called shot: the call has no effect.",
-            )
-        )
+        if decl.call.ball == GAME_BALL:
+            text = "The call of the 10 before the break is the breaker's announcement of the 10."
+            notes.append(Reason("TEN_ANNOUNCED", "Casse 4 / I-05", text))
+        else:
+            text = "The break is not a called shot: the call has no effect."
+            notes.append(Reason("CALL_IGNORED", "Déroulement 2", text))
     placement = RefereeFoul.BAD_CUE_BALL_PLACEMENT in ctx.shot.referee_fouls
     if placement and state.cue_ball is not CueBall.IN_HAND_BEHIND_HEAD_STRING:
         notes.append(

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from calibration.table import Pocket
 from referee.rules.call import Reason
 from referee.rules.predicates import ShotContext
-from referee.rules.shot import ShotFacts
+from referee.rules.shot import Declarations, ShotFacts
 from referee.rules.state import GAME_BALL, PendingOption, Player
 
 
@@ -62,6 +62,21 @@ def _spot_reason(clause: str, why: str) -> Reason:
     return Reason("SPOT", clause, f"The 10 goes back on the foot spot: {why}.")
 
 
+def ten_announced_on_break(decl: Declarations) -> tuple[bool, Pocket | None]:
+    """Whether the breaker announced the 10 (Casse 4), and the pocket he named (I-05).
+
+    `break_announce_10` is the announcement; a call of the 10 made before the break says the
+    same thing ("le joueur a annoncé son empochage"), with its pocket when it names one.
+    """
+    call = decl.call if decl.call is not None and decl.call.ball == GAME_BALL else None
+    if decl.break_announce_10:
+        named = decl.break_announce_10_pocket
+        return True, named if named is not None or call is None else call.pocket
+    if call is not None:
+        return True, call.pocket
+    return False, None
+
+
 def break_outcome(ctx: ShotContext, facts: ShotFacts) -> Outcome:
     """A legal break (Casse 1 and 4, I-02, I-04, I-05)."""
     player, decl = ctx.player, ctx.shot.declarations
@@ -69,8 +84,8 @@ def break_outcome(ctx: ShotContext, facts: ShotFacts) -> Outcome:
     reasons: list[Reason] = []
     spot: tuple[int, ...] = ()
     if GAME_BALL in pocketed:
-        announced = decl.break_announce_10 and ctx.config.announced_ten_on_break_wins
-        named = decl.break_announce_10_pocket
+        announced, named = ten_announced_on_break(decl)
+        announced = announced and ctx.config.announced_ten_on_break_wins
         if announced and (named is None or _pocketed_in(facts, GAME_BALL, named)):
             text = f"{player} announced the 10 and pocketed it on a legal break"
             reasons.append(Reason("WIN", "Casse 4", text + "."))
