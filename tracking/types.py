@@ -52,6 +52,8 @@ class Event:
         cushion: cushion name for ball_cushion.
         pocket: pocket name for ball_pocket.
         confidence: 0..1, how sure the inference is.
+        reason: why an inferred event was inferred, in words (a ball lost from sight and
+            never found: where its path led); None for events seen directly.
     """
 
     frame: int
@@ -61,6 +63,7 @@ class Event:
     cushion: str | None = None
     pocket: str | None = None
     confidence: float = 1.0
+    reason: str | None = None
 
     def __post_init__(self) -> None:
         # Ball numbers often come out of numpy (argmin, array rows); keep them Python ints so
@@ -83,6 +86,8 @@ class Event:
             out["pocket"] = self.pocket
         if self.confidence != 1.0:
             out["confidence"] = round(self.confidence, 4)
+        if self.reason is not None:
+            out["reason"] = self.reason
         return out
 
     @classmethod
@@ -96,6 +101,7 @@ class Event:
             cushion=data.get("cushion"),
             pocket=data.get("pocket"),
             confidence=float(data.get("confidence", 1.0)),
+            reason=data.get("reason"),
         )
 
 

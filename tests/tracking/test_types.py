@@ -36,3 +36,13 @@ def test_facts_from_numpy_ball_numbers_serialise_to_json() -> None:
 
     assert facts["first_object_ball_contacted"] == 1
     assert json.loads(json.dumps(facts))["first_object_ball_contacted"] == 1
+
+
+def test_event_reason_round_trips_and_is_left_out_when_absent() -> None:
+    inferred = Event(
+        40, 1.3, EventKind.BALL_POCKET, (3,), pocket="foot_left", confidence=0.7, reason="lost"
+    )
+    assert inferred.to_json()["reason"] == "lost"
+    assert Event.from_json(inferred.to_json()) == inferred
+    seen = Event(40, 1.3, EventKind.BALL_POCKET, (3,), pocket="foot_left")
+    assert "reason" not in seen.to_json()
