@@ -176,8 +176,11 @@ def _apply(
     """Build the call and the next state from an outcome.
 
     A foul adds one to the shooter's count, held at two while he is unwarned (T3); a shot
-    without a foul resets his count and his warning (I-19). Once the rack is over the counts
-    and warnings reset, nothing is spotted and every pocketed ball stays down.
+    without a foul resets his count and his warning (I-19). A warning counts only when given
+    after the second foul ("Après la deuxième faute consécutive ... doit avertir"): a warning
+    a state carried from before that foul is dropped when the foul brings him to two. Once
+    the rack is over the counts and warnings reset, nothing is spotted and every pocketed
+    ball stays down.
     """
     state, facts = ctx.state, ctx.facts or ShotFacts()
     down = tuple(sorted(facts.pocketed_balls))
@@ -197,7 +200,7 @@ def _apply(
         is_break=False, push_out_available=outcome.push_out_next,
         cue_ball=CueBall.IN_HAND_ANYWHERE if codes else CueBall.IN_POSITION,
         consecutive_fouls={**state.consecutive_fouls, player: min(count + 1, 2) if codes else 0},
-        warned={**state.warned, player: state.warned[player] if codes else False},
+        warned={**state.warned, player: state.warned[player] and bool(codes) and count >= 2},
         pending_option=outcome.option,
     )  # fmt: skip
     summary = outcome.summary + (" The 10 is spotted." if outcome.spot and not codes else "")
