@@ -33,13 +33,25 @@ def _touched_non_table_object(entry: Any) -> bool:
     return any(word in words for word in NON_TABLE_OBJECTS)
 
 
+_NOT_DELAYS = ("ball", "pocket", "frame")
+"""Keys of a late-drop entry that are never its delay."""
+
+
 def _delay_s(entry: Mapping[str, Any]) -> float | None:
-    for key, value in entry.items():
-        if key in ("ball", "pocket") or isinstance(value, bool):
-            continue
-        if isinstance(value, int | float) and (key.endswith("_s") or "second" in key):
-            return float(value)
-    return None
+    """Seconds from all balls stopping to the drop: the number under a key in seconds
+    ("seconds_after_stop", "delay_s"), else the one number the entry holds ("t_after_rest")."""
+    numbers = {
+        key: float(value)
+        for key, value in entry.items()
+        if key not in _NOT_DELAYS
+        and not key.startswith("frame")
+        and isinstance(value, int | float)
+        and not isinstance(value, bool)
+    }
+    timed = [v for k, v in numbers.items() if k.endswith("_s") or "sec" in k]
+    if timed:
+        return timed[0]
+    return next(iter(numbers.values())) if len(numbers) == 1 else None
 
 
 def _detail_entries(value: Any) -> list[Any]:

@@ -58,9 +58,18 @@ def as_ball(value: Any, where: str) -> int:
     return value
 
 
+def _pocket_name(value: Any) -> Any:
+    """ "Foot-Left", "foot left" and "left_foot" spell the pocket foot_left."""
+    if not isinstance(value, str):
+        return value
+    name = value.strip().lower().replace("-", "_").replace(" ", "_")
+    side, _, end = name.partition("_")
+    return f"{end}_{side}" if side in ("left", "right") and end else name
+
+
 def as_pocket(value: Any, where: str) -> Pocket:
     try:
-        return Pocket(value)
+        return Pocket(_pocket_name(value))
     except ValueError:
         names = ", ".join(p.value for p in Pocket)
         raise RulesInputError(
@@ -75,9 +84,15 @@ def as_player(value: Any, where: str) -> Player:
         raise RulesInputError(where, f"expected player 'A' or 'B', got {value!r}") from None
 
 
+def _entry_ball(entry: Any) -> Any:
+    """A list entry's ball: the entry itself, or its "ball" when written as an object."""
+    return entry.get("ball") if isinstance(entry, Mapping) else entry
+
+
 def _balls(value: Any, where: str, on_table: tuple[int, ...] | None) -> tuple[int, ...]:
-    """Object balls of a list; "cue" entries are skipped (the cue ball has its own facts)."""
-    raw = [(i, v) for i, v in enumerate(as_list(value, where)) if v != CUE]
+    """Object balls of a list (ints, or objects with a "ball"); "cue" entries are skipped (the
+    cue ball has its own facts)."""
+    raw = [(i, _entry_ball(v)) for i, v in enumerate(as_list(value, where)) if not _is_cue(v)]
     balls = [as_ball(v, f"{where}[{i}]") for i, v in raw]
     if len(set(balls)) != len(balls):
         raise RulesInputError(where, f"a ball is listed twice: {balls}")
@@ -115,7 +130,7 @@ def _cushion_balls(value: Any, on_table: tuple[int, ...] | None) -> tuple[int | 
     where = "shot.cushion_after_first_contact"
     items: list[int | str] = []
     for i, entry in enumerate(as_list(value, where)):
-        item: int | str = CUE if entry == CUE else as_ball(entry, f"{where}[{i}]")
+        item: int | str = CUE if _is_cue(entry) else as_ball(_entry_ball(entry), f"{where}[{i}]")
         if isinstance(item, int) and on_table is not None and item not in on_table:
             raise RulesInputError(f"{where}[{i}]", f"the {item} was not on the table")
         if item not in items:
@@ -186,7 +201,7 @@ def parse_facts(data: Any, on_table: tuple[int, ...] | None = None) -> ShotFacts
         cue_ball_pocketed=as_bool(d.get("cue_ball_pocketed"), "shot.cue_ball_pocketed")
         or any(_is_cue(v) for v in as_list(d.get("pocketed"), "shot.pocketed")),
         cue_ball_off_table=as_bool(d.get("cue_ball_off_table"), "shot.cue_ball_off_table")
-        or CUE in as_list(d.get("off_table"), "shot.off_table"),
+        or any(_is_cue(v) for v in as_list(d.get("off_table"), "shot.off_table")),
         frozen_ball_touching_its_rail_without_leaving=_balls(
             d.get("frozen_ball_touching_its_rail_without_leaving"),
             "shot.frozen_ball_touching_its_rail_without_leaving",
@@ -261,19 +276,32 @@ def parse_declarations(data: Any, on_table: tuple[int, ...] | None = None) -> De
     )
 
 
+def _referee_foul(entry: Any) -> RefereeFoul | None:
+    """A referee foul by name ("ball_touched") or code ("F6"), also written as an object
+    ({"foul": ...}, "code", "type" or "name"); None when it is neither."""
+    if isinstance(entry, Mapping):
+        entry = next((entry[k] for k in ("foul", "code", "type", "name") if k in entry), None)
+    if not isinstance(entry, str):
+        return None
+    name = entry.strip()
+    if name.upper() in _FOUL_BY_CODE:
+        return _FOUL_BY_CODE[name.upper()]
+    try:
+        return RefereeFoul(name.lower().replace("-", "_").replace(" ", "_"))
+    except ValueError:
+        return None
+
+
 def parse_referee_fouls(data: Any) -> tuple[RefereeFoul, ...]:
     """Referee fouls by rules.md §4 name ("ball_touched") or code ("F6")."""
     fouls: list[RefereeFoul] = []
     for i, raw in enumerate(as_list(data, "referee_fouls")):
-        foul = _FOUL_BY_CODE.get(raw) if isinstance(raw, str) else None
+        foul = _referee_foul(raw)
         if foul is None:
-            try:
-                foul = RefereeFoul(raw)
-            except ValueError:
-                names = ", ".join(f.value for f in RefereeFoul)
-                raise RulesInputError(
-                    f"referee_fouls[{i}]", f"unknown foul {raw!r} (expected one of {names})"
-                ) from None
+            names = ", ".join(f.value for f in RefereeFoul)
+            raise RulesInputError(
+                f"referee_fouls[{i}]", f"unknown foul {raw!r} (expected one of {names})"
+            )
         if foul not in fouls:
             fouls.append(foul)
     return tuple(fouls)
