@@ -58,6 +58,30 @@ def as_ball(value: Any, where: str) -> int:
     return value
 
 
+_CHOICE_ALIASES = {
+    "accept": "shoot",
+    "accept_table": "shoot",
+    "play": "shoot",
+    "jouer": "shoot",
+    "give_back": "hand_back",
+    "handback": "hand_back",
+    "hand_table_back": "hand_back",
+    "pass": "hand_back",
+    "pass_back": "hand_back",
+    "redonner": "hand_back",
+}
+"""Other words for the two answers to an option (Push-out 4 a/b, Déroulement 3)."""
+
+
+def option_choice_name(value: Any) -> Any:
+    """'shoot' or 'hand_back' from the ways a person writes them ("Hand back", "accept",
+    "pass"); anything else is returned as it is, for the engine to refuse."""
+    if not isinstance(value, str):
+        return value
+    name = value.strip().lower().replace("-", "_").replace(" ", "_")
+    return _CHOICE_ALIASES.get(name, name)
+
+
 def _pocket_name(value: Any) -> Any:
     """ "Foot-Left", "foot left" and "left_foot" spell the pocket foot_left."""
     if not isinstance(value, str):
@@ -79,7 +103,7 @@ def as_pocket(value: Any, where: str) -> Pocket:
 
 def as_player(value: Any, where: str) -> Player:
     try:
-        return Player(value)
+        return Player(value.strip().upper() if isinstance(value, str) else value)
     except ValueError:
         raise RulesInputError(where, f"expected player 'A' or 'B', got {value!r}") from None
 

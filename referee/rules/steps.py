@@ -22,7 +22,13 @@ from referee.rules.engine import (
     warn,
 )
 from referee.rules.errors import RulesInputError
-from referee.rules.parse import as_bool, as_mapping, as_player, parse_shot
+from referee.rules.parse import (
+    as_bool,
+    as_mapping,
+    as_player,
+    option_choice_name,
+    parse_shot,
+)
 from referee.rules.rack import RackCheck, check_rack
 from referee.rules.state import GameState, Player
 
@@ -67,7 +73,9 @@ def apply_step(
     if kind == "option_choice":
         player = d.get("player")
         return choose_option(
-            state, d.get("choice"), None if player is None else as_player(player, "player")
+            state,
+            option_choice_name(d.get("choice")),
+            None if player is None else as_player(player, "player"),
         )
     if kind == "warning":
         by = d.get("by")

@@ -787,3 +787,32 @@ FORMAT = [
 ]
 
 AUDIT_CASES = BREAK + PUSH_OUT + PLAY + FOULS + THREE_FOULS + RACKS + FORMAT
+
+FORMAT += [
+    scenario(
+        "AX-FMT-05",
+        ["format", "Déroulement 3"],
+        state(),
+        shot(
+            facts(3, pocketed=[(3, "foot_left")]),
+            full([], None, without(MID, 3), remain=[3], option="B"),
+            "Déroulement 3: B's option.",
+        ),
+        {
+            "type": "option_choice",
+            "player": "b",
+            "choice": "Hand back",
+            "expected": {"next_shooter": "A", "cue_ball_next": "in_position", "option": None},
+            "why": "Déroulement 3 ('redonner la main au joueur précédent'), written in words and a lower-case player: A must shoot.",
+        },
+        {
+            "type": "shot",
+            "player": "a",
+            "declarations": {"call": {"ball": 4, "pocket": "side_right"}},
+            "shot": facts(4, cushions=[4]),
+            "expected": full([], "B", without(MID, 3)),
+            "why": "The player written in lower case is still A, in turn: a legal miss, B from position (Déroulement 4).",
+        },
+    ),
+]
+AUDIT_CASES = BREAK + PUSH_OUT + PLAY + FOULS + THREE_FOULS + RACKS + FORMAT
