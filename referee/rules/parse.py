@@ -374,12 +374,17 @@ def _per_player_bools(data: Any, where: str) -> dict[Player, bool]:
     return {as_player(k, where): as_bool(v, f"{where}.{k}") for k, v in d.items()}
 
 
+_CUE_BALL_ALIASES = {"in_hand": "in_hand_anywhere", "ball_in_hand": "in_hand_anywhere"}
+"""Fautes intro: ball in hand after a foul is 'sur l'ensemble de la surface de jeu'."""
+
+
 def parse_state(data: Any) -> GameState:
     """Read a rules.md §3 state dict."""
     d = as_mapping(data, "state")
     try:
-        cue_ball = CueBall(d.get("cue_ball", CueBall.IN_HAND_BEHIND_HEAD_STRING))
-    except ValueError:
+        raw_cue = d.get("cue_ball", CueBall.IN_HAND_BEHIND_HEAD_STRING)
+        cue_ball = CueBall(_CUE_BALL_ALIASES.get(raw_cue, raw_cue))
+    except (ValueError, TypeError):
         raise RulesInputError("state.cue_ball", f"unknown value {d.get('cue_ball')!r}") from None
     winner = d.get("rack_winner")
     pending = _pending(d.get("pending_option"))

@@ -7,7 +7,7 @@ warning state machine (I-24); every call carries every rules.md §5 field; deter
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,6 +16,7 @@ from calibration.table import Pocket
 from referee.rules import GameState, Player, RulesConfig, next_rack, run_step
 from tests.referee.rules.runner import RESULT_KEYS
 
+T = TypeVar("T")
 POCKETS = [str(p) for p in Pocket]
 REFEREE_FOULS = [
     "no_foot_on_floor",
@@ -27,7 +28,7 @@ REFEREE_FOULS = [
 ]
 
 
-def _subset(draw: st.DrawFn, balls: list[int], max_size: int) -> list[int]:
+def _subset(draw: st.DrawFn, balls: list[T], max_size: int) -> list[T]:
     return draw(st.lists(st.sampled_from(balls), max_size=max_size, unique=True)) if balls else []
 
 
@@ -102,7 +103,7 @@ def _check_shot(
     assert set(result) >= RESULT_KEYS
     assert result["foul"] == bool(result["fouls"])
     assert set(result["spot"]) <= {10}
-    player = Player(step.get("player") or before.turn)
+    player = Player(str(step.get("player") or before.turn))
     winner = result["rack_winner"]
     if winner is None:
         back = set(after.balls_on_table) - set(before.balls_on_table)
