@@ -111,3 +111,13 @@ def test_explain_prints_each_call_in_words() -> None:
     assert done.returncode == 0
     assert "BRK-03 step 0 (shot): Foul by A (Casse 1, Fautes 2)" in done.stdout
     assert "[Déroulement 3]" in done.stdout and "B has ball in hand anywhere." in done.stdout
+
+
+def test_adversarial_audit_cases_run_through_the_command(tmp_path: Path) -> None:
+    """audit_cases.py through the design.md §6 command: every step runs, every key matches."""
+    from tests.referee.rules.audit_cases import AUDIT_CASES
+
+    path = tmp_path / "audit2.json"
+    path.write_text(json.dumps({"scenarios": AUDIT_CASES}), encoding="utf-8")
+    assert _tenball(str(path)).returncode == 0
+    _check_contract(path, AUDIT_CASES)
