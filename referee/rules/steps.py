@@ -57,7 +57,7 @@ def apply_step(
         RulesInputError: naming the offending field; nothing has changed.
     """
     d = as_mapping(step, "step")
-    kind = d.get("type")
+    kind = _step_type(d)
     if kind == "rack_check":
         return check_rack(d.get("rack")), state
     if kind == "new_rack":
@@ -109,14 +109,39 @@ def new_rack_state(step: Mapping[str, Any], state: GameState, config: RulesConfi
     )
 
 
+_STEP_ALIASES = {"option": "option_choice", "choice": "option_choice", "warn": "warning"}
+"""Other names a step type may be written with (the conventions' names are STEP_TYPES)."""
+_TARGET_KEYS = ("warned_player", "target", "to", "warned")
+"""Keys that name the player warned, beside `player`."""
+
+
+def _step_type(step: Mapping[str, Any]) -> Any:
+    """The step's type; a step with no type but a shot's keys is a shot."""
+    kind = step.get("type")
+    if kind is None and any(k in step for k in ("shot", "declarations", "referee_fouls")):
+        return "shot"
+    return _STEP_ALIASES.get(kind, kind) if isinstance(kind, str) else kind
+
+
 def _warned_player(step: Mapping[str, Any], state: GameState) -> Player:
-    """The player a warning step names (`player`), or else the one whose warning is due."""
-    raw = step.get("player", step.get("warned_player"))
-    if raw is not None:
-        return as_player(raw, "player")
-    if state.warning_due is None:
-        raise RulesInputError("player", "no player named and no warning is due")
-    return state.warning_due
+    """The player a warning step warns: the one a target key names, else `player`, else the
+    one whose warning is due. A `player` who is not on two fouls while his opponent's
+    warning is due, and who is the warner (`by` names him or is absent), names the warner."""
+    for key in _TARGET_KEYS:
+        raw = step.get(key)
+        if isinstance(raw, str):
+            return as_player(raw, key)
+    raw, due = step.get("player"), state.warning_due
+    if raw is None:
+        if due is None:
+            raise RulesInputError("player", "no player named and no warning is due")
+        return due
+    named = as_player(raw, "player")
+    by = step.get("by")
+    warner = by is None or (isinstance(by, str) and by.strip().upper() == named.value)
+    if due is named.other() and state.consecutive_fouls[named] < 2 and warner:
+        return due
+    return named
 
 
 def scenario_config(scenario: Mapping[str, Any], base: RulesConfig = DEFAULT_CONFIG) -> RulesConfig:

@@ -816,3 +816,48 @@ FORMAT += [
     ),
 ]
 AUDIT_CASES = BREAK + PUSH_OUT + PLAY + FOULS + THREE_FOULS + RACKS + FORMAT
+
+FORMAT += [
+    scenario(
+        "AX-FMT-06",
+        ["format", "Fautes (avertissement)"],
+        state(turn="B", cue_ball="in_hand_anywhere", fouls=(2, 0)),
+        {
+            "type": "warning",
+            "player": "B",
+            "expected": {"warned": {"A": True, "B": False}, "warning_due": None},
+            "why": "Fautes (avertissement): 'l'adversaire ou un arbitre doit avertir le joueur fautif': the step names B, who is on no foul while A's warning is due: B is the one warning, A is warned.",
+        },
+        {
+            "type": "warning",
+            "by": "referee",
+            "target": "A",
+            "expected": {"warned": {"A": True, "B": False}, "warning_due": None},
+            "why": "A warning already given changes nothing (the target written as 'target').",
+        },
+    ),
+    scenario(
+        "AX-FMT-07",
+        ["format", "Push-out 4"],
+        AFTER_DRY_BREAK,
+        {
+            "declarations": {"call": None, "push_out": True},
+            "shot": facts(None),
+            "expected": full([], None, ALL, option="A"),
+            "why": "A step without a type but with a shot's keys is a shot: a legal push-out, A's option (Push-out 4).",
+        },
+        {
+            "type": "option",
+            "player": "A",
+            "choice": "shoot",
+            "expected": {
+                "next_shooter": "A",
+                "cue_ball_next": "in_position",
+                "option": None,
+                "push_out_available_next": False,
+            },
+            "why": "Push-out 4a, with the step type written 'option'.",
+        },
+    ),
+]
+AUDIT_CASES = BREAK + PUSH_OUT + PLAY + FOULS + THREE_FOULS + RACKS + FORMAT

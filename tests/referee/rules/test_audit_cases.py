@@ -20,7 +20,7 @@ def test_every_shot_step_pins_every_field() -> None:
     for case in AUDIT_CASES:
         for i, step in enumerate(case["steps"]):
             assert step["why"], f"{case['id']} step {i}"
-            if step["type"] == "shot":
+            if step.get("type", "shot") == "shot":
                 assert set(step["expected"]) == RESULT_KEYS, f"{case['id']} step {i}"
 
 
