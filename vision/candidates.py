@@ -116,16 +116,34 @@ def distance_peaks(region: SearchRegion, min_ratio: float, max_ratio: float) -> 
 
 
 def outline_peaks(
-    region: SearchRegion, edge_gradient: float, min_votes: float
+    region: SearchRegion,
+    edge_gradient: float,
+    min_votes: float,
+    votes: NDArray[np.float32] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Centres of round outlines of the expected radius (a circle Hough transform with the
-    known radius at each pixel): (K, 2) centres best first and (K,) vote shares."""
+    known radius at each pixel): (K, 2) centres best first and (K,) vote shares. `votes`:
+    the region's `outline_votes` when already known."""
+    share = outline_votes(region, edge_gradient) if votes is None else votes
+    size = max(3, int(np.median(region.radius[region.radius > 0])) | 1)
+    peak = (share >= cv2.dilate(share, np.ones((size, size), np.uint8))) & (share >= min_votes)
+    pv, pu = np.nonzero(peak)
+    order = np.argsort(-share[pv, pu], kind="stable")
+    return np.column_stack([pu, pv]).astype(np.float64)[order], share[pv, pu][order].astype(
+        np.float64
+    )
+
+
+def outline_votes(region: SearchRegion, edge_gradient: float) -> NDArray[np.float32]:
+    """(H, W) share of a round outline of the expected radius centred at each pixel that
+    its edges vote for (a circle Hough transform with the known radius at each pixel): about
+    1 for a sharp outline seen all round, 0 where no edge is one radius away."""
     gradient = region.gradient
     magnitude = np.hypot(gradient[..., 0], gradient[..., 1])
+    height, width = magnitude.shape
     ys, xs = np.nonzero((magnitude > edge_gradient) & (region.radius > 0))
     if len(xs) == 0:
-        return np.zeros((0, 2)), np.zeros(0)
-    height, width = magnitude.shape
+        return np.zeros((height, width), np.float32)
     unit = gradient[ys, xs] / magnitude[ys, xs, None]
     reach = region.radius[ys, xs]
     votes = np.zeros(height * width, np.float64)
@@ -137,14 +155,9 @@ def outline_peaks(
     accumulator = cv2.GaussianBlur(votes.reshape(height, width).astype(np.float32), (5, 5), 1.0)
     # A sharp outline gives about two edge pixels per unit of circumference; a Gaussian
     # of sigma 1 keeps about a sixth of a point's votes at its peak.
-    share = accumulator / (2.0 * np.pi * np.maximum(region.radius, 1.0) * 2.0 / 6.0)
-    size = max(3, int(np.median(region.radius[region.radius > 0])) | 1)
-    peak = (share >= cv2.dilate(share, np.ones((size, size), np.uint8))) & (share >= min_votes)
-    pv, pu = np.nonzero(peak)
-    order = np.argsort(-share[pv, pu], kind="stable")
-    return np.column_stack([pu, pv]).astype(np.float64)[order], share[pv, pu][order].astype(
-        np.float64
-    )
+    circumference = (2.0 * np.pi * 2.0 / 6.0) * np.maximum(region.radius, np.float32(1.0))
+    share: NDArray[np.float32] = (accumulator / circumference).astype(np.float32)
+    return share
 
 
 def merge_candidates(

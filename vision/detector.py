@@ -35,6 +35,7 @@ from vision.candidates import (
     map_at,
     merge_candidates,
     outline_peaks,
+    outline_votes,
     refine_centres,
     streaks,
 )
@@ -54,6 +55,7 @@ from vision.memory import (
     window_boxes,
 )
 from vision.mosaic import Box, Mosaic, merge_boxes, pack
+from vision.separate import crowd_centres, crowded
 from vision.streaks import find_streaks
 from vision.types import NUM_CLASSES, Detections, Frame
 
@@ -417,8 +419,16 @@ class BallDetector:
             region, mosaic, thorough
         )
         blobs = distance_peaks(region, config.min_peak_ratio, config.max_peak_ratio)
+        crowd = crowded(region)
+        votes = outline_votes(region, config.edge_gradient) if thorough or crowd.any() else None
+        if votes is not None and crowd.any():
+            # Crowded blobs (racks, clusters, a ball by an arm, a sleeve) are explained ball
+            # by ball from round outlines; their distance peaks are only seeds.
+            in_crowd = map_at(crowd.astype(np.uint8), blobs) > 0
+            placed = crowd_centres(region, crowd, votes, blobs[in_crowd], config.edge_gradient)
+            blobs = np.vstack([blobs[~in_crowd], placed])
         rings = (
-            outline_peaks(region, config.edge_gradient, config.min_ring_votes)[0]
+            outline_peaks(region, config.edge_gradient, config.min_ring_votes, votes)[0]
             if thorough
             else np.zeros((0, 2))
         )

@@ -1,0 +1,191 @@
+"""Separating touching balls, and telling them from arms and sleeves, in crowded blobs.
+
+A foreground blob larger than a ball holds touching balls (a rack, a cluster, balls that an
+angled view overlaps), or a ball and a hand, or an arm, a sleeve or a cue. The distance
+transform finds single balls well but not these: inside a rack seen at an angle the balls
+overlap into one solid blob whose distance peaks lie between balls, and along a sleeve one
+ball wide it peaks at one ball's width every ball or two.
+
+So a crowded blob is explained ball by ball instead: candidate centres are the peaks of the
+round-outline votes (a circle Hough transform at the calibrated radius) and of the distance
+transform; each must show a round outline (a ball's rim, or its edge against a neighbour,
+runs one radius from its centre in most directions, and its gradient points at the centre;
+an arm's or a sleeve's straight sides do so only across it), fill its disc, and add pixels
+that no ball placed before it explains. The best is placed, its disc taken out, and so on
+while such a candidate is left. Every threshold is a share of the disc or of the outline,
+at the radius the calibration predicts at that point.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.candidates import (
+    DIRECTIONS,
+    SearchRegion,
+    map_at,
+    sample,
+    touching_gap,
+)
+
+CROWD_DISCS = 1.5
+"""A blob larger than this many ball discs is explained ball by ball (two touching balls
+that an angled view overlaps by a third of a diameter cover about 1.7 discs)."""
+
+MIN_COVER = 0.7
+"""Share of a candidate's disc (within 0.85 radii) that must be foreground."""
+
+MIN_FAINT_COVER = 0.4
+"""The same for a candidate whose outline is round by both tests of `crowd_centres`."""
+
+MIN_NEW = 0.35
+"""Share of a candidate's foreground (within 0.85 radii) that balls placed before it must
+leave unexplained (a ball behind two nearer ones in an angled view still shows about half
+its disc)."""
+
+ROUND_SHARE = 0.45
+"""Share of directions in which a ball shows its outline one radius out (measured 0.5-0.9
+for rack balls in rendered broadcast and corner views, 0.06-0.31 along a sleeve)."""
+
+ROUND_VOTES = 0.12
+"""Outline vote share (`vision.candidates.outline_votes`) that is a round outline on its
+own, however few directions show a sharp edge (measured at most 0.08 along a sleeve)."""
+
+GAP_SHARE = 0.75
+"""Share of the touching-ball centre distance (`vision.candidates.touching_gap`) below which
+two outline peaks are one ball (outline peaks are a pixel or two off either way)."""
+
+_INNER = np.array([0.2, 0.45, 0.7, 0.85])
+_RIM = np.array([0.85, 0.95, 1.05, 1.15])
+
+
+def crowded(region: SearchRegion) -> NDArray[np.bool_]:
+    """(H, W) mask of the foreground blobs larger than `CROWD_DISCS` discs of the radius
+    expected at their centroid."""
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(
+        region.foreground, connectivity=8, ltype=cv2.CV_32S
+    )
+    if count <= 1:
+        return np.zeros(region.foreground.shape, bool)
+    radius = np.maximum(map_at(region.radius, np.asarray(centroids, np.float64)), 1.0)
+    big = stats[:, cv2.CC_STAT_AREA] >= CROWD_DISCS * np.pi * radius * radius
+    big[0] = False
+    mask: NDArray[np.bool_] = big[labels]
+    return mask
+
+
+def round_share(
+    region: SearchRegion, xy: NDArray[np.float64], radius: NDArray[np.float64], edge: float
+) -> NDArray[np.float64]:
+    """(K,) share of 32 directions in which an edge of at least `edge` (Lab L per px) lies
+    0.85-1.15 radii out with its gradient pointing at the centre (within 25 degrees)."""
+    if len(xy) == 0:
+        return np.zeros(0)
+    points = (
+        xy[:, None, None, :]
+        + (radius[:, None, None, None] * _RIM[None, :, None, None]) * DIRECTIONS[None, None]
+    )
+    gradient = sample(region.gradient, points)
+    radial = np.abs(np.sum(gradient * DIRECTIONS[None, None], axis=3))
+    magnitude = np.hypot(gradient[..., 0], gradient[..., 1])
+    edge_seen = (radial > edge) & (radial > 0.9 * magnitude)
+    share: NDArray[np.float64] = edge_seen.any(axis=1).mean(axis=1)
+    return share
+
+
+def disc_share(
+    mask: NDArray[np.uint8], xy: NDArray[np.float64], radius: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """(K,) share of sample points within 0.85 radii of each centre where `mask` is set."""
+    points = (
+        xy[:, None, None, :]
+        + (radius[:, None, None, None] * _INNER[None, :, None, None]) * DIRECTIONS[None, None]
+    )
+    share: NDArray[np.float64] = sample(mask, points).mean(axis=(1, 2))
+    return share
+
+
+def crowd_centres(
+    region: SearchRegion,
+    crowd: NDArray[np.bool_],
+    votes: NDArray[np.float32],
+    seeds: NDArray[np.float64],
+    edge: float,
+) -> NDArray[np.float64]:
+    """(K, 2) ball centres in the crowded blobs, placed best first.
+
+    Args:
+        region: the searched pixels.
+        crowd: (H, W) the crowded blobs (`crowded`).
+        votes: (H, W) outline vote shares (`vision.candidates.outline_votes`).
+        seeds: (S, 2) more candidate centres (distance-transform peaks).
+        edge: lightness gradient (Lab L per px) that counts as an outline.
+    """
+    candidates = np.vstack([_vote_peaks(region, crowd, votes), seeds])
+    if len(candidates) == 0:
+        return np.zeros((0, 2))
+    inside = map_at(crowd.astype(np.uint8), candidates) > 0
+    inside &= map_at(region.centre_valid, candidates) > 0
+    candidates = candidates[inside]
+    radius = map_at(region.radius, candidates)
+    best_votes = map_at(
+        np.asarray(cv2.dilate(votes, np.ones((3, 3), np.uint8)), np.float32), candidates
+    )
+    shares = round_share(region, candidates, radius, edge)
+    evidence = np.maximum(best_votes / ROUND_VOTES, shares / ROUND_SHARE)
+    cover = disc_share(region.foreground, candidates, radius)
+    # A ball near the cloth's colour (a red ball on red cloth) fills its disc only in part;
+    # then its outline must be round both ways.
+    usable = (evidence >= 1.0) & (cover >= MIN_COVER)
+    usable |= (np.minimum(best_votes / ROUND_VOTES, shares / ROUND_SHARE) >= 1.0) & (
+        cover >= MIN_FAINT_COVER
+    )
+    # Best placed first by both: a point between two balls may see both their rims one
+    # radius out (a high `round_share`), but only a ball's own centre gathers its outline's
+    # votes; a point a little off a ball's centre gathers votes from part of it (and from
+    # neighbours and shadows) but sees fewer edges pointing at it.
+    # Faint candidates (allowed for balls near the cloth's colour) come after every solid one.
+    rank = best_votes * shares + (cover >= MIN_COVER)
+    order = np.flatnonzero(usable)[np.argsort(-rank[usable], kind="stable")]
+    return _place(region, crowd, candidates[order], radius[order])
+
+
+def _vote_peaks(
+    region: SearchRegion, crowd: NDArray[np.bool_], votes: NDArray[np.float32]
+) -> NDArray[np.float64]:
+    """(K, 2) local maxima of the outline votes in the crowded blobs, over a window of half
+    a radius (touching balls that an angled view overlaps lie little more than that apart)."""
+    size = max(3, int(0.5 * float(np.median(region.radius[crowd]))) | 1)
+    peak = (votes >= cv2.dilate(votes, np.ones((size, size), np.uint8))) & crowd
+    peak &= votes >= 0.25 * ROUND_VOTES
+    vs, us = np.nonzero(peak)
+    return np.column_stack([us, vs]).astype(np.float64)
+
+
+def _place(
+    region: SearchRegion,
+    crowd: NDArray[np.bool_],
+    candidates: NDArray[np.float64],
+    radius: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """Greedy explanation: each candidate in order becomes a ball if it is not nearer to a
+    placed one than touching balls can be and its disc still holds unexplained foreground;
+    a placed ball's disc is then explained."""
+    residual = (crowd & (region.foreground > 0)).astype(np.uint8)
+    min_gap = GAP_SHARE * touching_gap(region, candidates)
+    placed: list[int] = []
+    for index in range(len(candidates)):
+        if placed:
+            gaps = np.hypot(*(candidates[placed] - candidates[index]).T)
+            if np.any(gaps < min_gap[index]):
+                continue
+        xy, r = candidates[index : index + 1], radius[index : index + 1]
+        if disc_share(residual, xy, r)[0] < MIN_NEW * disc_share(region.foreground, xy, r)[0]:
+            continue
+        placed.append(index)
+        centre = (round(float(xy[0, 0])), round(float(xy[0, 1])))
+        cv2.circle(residual, centre, round(float(r[0])), 0, -1)
+    centres: NDArray[np.float64] = candidates[placed]
+    return centres
