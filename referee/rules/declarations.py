@@ -66,6 +66,12 @@ def declaration_notes(ctx: ShotContext) -> list[Reason]:
         notes.append(
             Reason("ANNOUNCE_IGNORED", "I-05", "The 10 is announced only on the break: no effect.")
         )
+    if decl.call is not None and not decl.call.complete and not state.is_break:
+        text = (
+            f"The call of the {decl.call.ball} names no pocket and the shot was not confirmed "
+            "obvious: it is no valid call (the shot is judged as not announced)."
+        )
+        notes.append(Reason("CALL_INCOMPLETE", "Déroulement 2", text))
     if decl.call is not None and state.is_break:
         if decl.call.ball == GAME_BALL:
             text = "The call of the 10 before the break is the breaker's announcement of the 10."

@@ -135,7 +135,7 @@ def push_out_outcome(ctx: ShotContext, facts: ShotFacts) -> Outcome:
 def play_outcome(ctx: ShotContext, facts: ShotFacts) -> Outcome:
     """A foul-free shot after the break (D1b, D2, D3, D4, D5, I-06, I-08, I-10, I-11, I-13)."""
     player, call = ctx.player, ctx.shot.declarations.call
-    made = call is not None and _pocketed_in(facts, call.ball, call.pocket)
+    made = call is not None and call.complete and _pocketed_in(facts, call.ball, call.pocket)
     if made and call is not None and call.ball == GAME_BALL:
         text = f"{player} pocketed the called 10 in {pocket_words(call.pocket)} on a legal shot"
         return Outcome(

@@ -274,12 +274,8 @@ def parse_call(data: Any, on_table: tuple[int, ...] | None) -> CalledShot | None
             "declarations.call.source",
             f"expected 'announced' or 'obvious', got {d.get('source')!r}",
         ) from None
-    if d.get("pocket") is None:
-        if source is CallSource.OBVIOUS:
-            return CalledShot(ball, None, source)  # D2: an obvious shot names no pocket
-        raise RulesInputError(
-            "declarations.call.pocket", "missing: a call names a ball and a pocket (D2, I-28)"
-        )
+    if d.get("pocket") is None:  # D2: obvious, or else not a valid call (CalledShot.complete)
+        return CalledShot(ball, None, source)
     pocket = as_pocket(d.get("pocket"), "declarations.call.pocket")
     return CalledShot(ball, pocket, source)
 

@@ -54,11 +54,18 @@ REFEREE_FOUL_CODES: dict[RefereeFoul, str] = {
 @dataclass(frozen=True, slots=True)
 class CalledShot:
     """One ball and one pocket (D2, I-28); an obvious shot may leave the pocket out (None:
-    any pocket counts)."""
+    any pocket counts); an announced call without a pocket is kept but is no valid call."""
 
     ball: int
     pocket: Pocket | None
     source: CallSource = CallSource.ANNOUNCED
+
+    @property
+    def complete(self) -> bool:
+        """D2: the ball and the pocket are named "si elles ne sont pas évidentes"; an
+        announced call without its pocket does not let the referee judge the shot made
+        ("pour qu'un coup annoncé soit valable..."), so it is no valid call."""
+        return self.pocket is not None or self.source is CallSource.OBVIOUS
 
     def to_json(self) -> dict[str, Any]:
         pocket = None if self.pocket is None else self.pocket.value

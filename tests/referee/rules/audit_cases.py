@@ -861,3 +861,35 @@ FORMAT += [
     ),
 ]
 AUDIT_CASES = BREAK + PUSH_OUT + PLAY + FOULS + THREE_FOULS + RACKS + FORMAT
+
+PLAY += [
+    scenario(
+        "AX-CS-08",
+        ["Déroulement 2", "Déroulement 3"],
+        state(),
+        shot(
+            facts(3, cushions=[3], pocketed=[(3, "side_left")]),
+            full([], None, without(MID, 3), remain=[3], option="B"),
+            "Déroulement 2: the player names 'la bille jouée et la poche choisie si elles ne sont pas évidentes'; the 3 was announced without a pocket on a bank (not confirmed obvious): no valid call ('pour qu'un coup annoncé soit valable...'), so the lowest went down unannounced -> Déroulement 3, B's option.",
+            call=(3, None),  # type: ignore[arg-type]
+        ),
+    ),
+]
+BREAK += [
+    scenario(
+        "AX-BRK-12",
+        ["Casse 4", "I-05"],
+        BREAK_STATE,
+        shot(
+            facts(
+                1,
+                pocketed=[(10, "side_left"), (6, "foot_right")],
+                object_balls_to_cushion_on_break=4,
+            ),
+            full([], None, None, remain=[6, 10], winner="A"),
+            "I-05: the breaker may announce '10' with no pocket; a call of the 10 without a pocket before the break is that announcement -> the 10 on a legal break wins (Casse 4).",
+            call=(10, None),  # type: ignore[arg-type]
+        ),
+    ),
+]
+AUDIT_CASES = BREAK + PUSH_OUT + PLAY + FOULS + THREE_FOULS + RACKS + FORMAT

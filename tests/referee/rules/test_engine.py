@@ -255,7 +255,7 @@ def test_out_of_turn_during_an_option_charges_the_player_who_did_not_hold_it() -
 def test_an_obvious_call_may_leave_the_pocket_out() -> None:
     """D2: ball and pocket are announced "si elles ne sont pas évidentes"; an obvious call
     (I-29) without a pocket is made in whatever pocket the ball drops. An announced call
-    still needs its pocket."""
+    without its pocket is no valid call: the shot is judged as not announced."""
     shot = Shot.from_json(
         {
             "declarations": {"call": {"ball": 3, "source": "obvious"}},
@@ -265,6 +265,9 @@ def test_an_obvious_call_may_leave_the_pocket_out() -> None:
     call, _ = decide(shot, MID_RACK)
     assert call.fouls == () and call.next_shooter is Player.A and not call.turn_ends
     assert shot.declarations.call is not None and shot.declarations.call.to_json()["pocket"] is None
-    with pytest.raises(RulesInputError) as error:
-        Shot.from_json({"declarations": {"call": {"ball": 3}}, "shot": facts(3)})
-    assert error.value.field == "declarations.call.pocket"
+    bare = Shot.from_json(
+        {"declarations": {"call": {"ball": 3}}, "shot": facts(3, pocketed=[(3, "side_left")])}
+    )
+    call, _ = decide(bare, MID_RACK)
+    assert call.option is not None and call.option.holder is Player.B  # Déroulement 3
+    assert any(r.code == "CALL_INCOMPLETE" for r in call.reasons)
