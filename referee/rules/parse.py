@@ -34,8 +34,11 @@ def as_mapping(value: Any, where: str) -> Mapping[str, Any]:
 
 
 def as_list(value: Any, where: str) -> list[Any]:
+    """A list; a lone ball or name (3, "cue", "slow_play") is a list of one."""
     if value is None:
         return []
+    if isinstance(value, int | str) and not isinstance(value, bool):
+        return [value]
     if not isinstance(value, list | tuple):
         raise RulesInputError(where, f"expected a list, got {type(value).__name__}")
     return list(value)
@@ -204,9 +207,17 @@ def _break_count(value: Any) -> int | None:
     return value
 
 
+def _pocketed_as_list(facts: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`pocketed` written as {"3": "foot_left"} (ball -> pocket) as the list form."""
+    pocketed = facts.get("pocketed")
+    if not isinstance(pocketed, Mapping):
+        return facts
+    return {**facts, "pocketed": [{"ball": b, "pocket": p} for b, p in pocketed.items()]}
+
+
 def parse_facts(data: Any, on_table: tuple[int, ...] | None = None) -> ShotFacts:
     """Read rules.md §4 shot facts (see `ShotFacts.from_json`)."""
-    d = apply_descriptive_facts(as_mapping(data, "shot"))
+    d = apply_descriptive_facts(_pocketed_as_list(as_mapping(data, "shot")))
     facts = ShotFacts(
         first_object_ball_contacted=_optional_ball(
             d.get("first_object_ball_contacted"), "shot.first_object_ball_contacted", on_table

@@ -893,3 +893,39 @@ BREAK += [
     ),
 ]
 AUDIT_CASES = BREAK + PUSH_OUT + PLAY + FOULS + THREE_FOULS + RACKS + FORMAT
+
+FORMAT += [
+    scenario(
+        "AX-FMT-08",
+        ["format", "Fautes 1", "Fautes 13"],
+        state(),
+        {
+            "type": "shot",
+            "declarations": {"call": {"ball": 3, "pocket": "foot_left"}},
+            "shot": {
+                "first_object_ball_contacted": 3,
+                "pocketed": {"3": "foot_left", "cue": "side_left"},
+            },
+            "referee_fouls": "slow_play",
+            "expected": full(["F1", "F13"], "B", without(MID, 3), remain=[3], counts=(1, 0)),
+            "why": "`pocketed` written ball -> pocket, the cue ball among them (Fautes 1), and a lone referee foul (Fautes 13): one penalty (I-18); the 3 stays down (Déroulement 1c).",
+        },
+    ),
+    scenario(
+        "AX-FMT-09",
+        ["format", "Fautes 5"],
+        state(),
+        {
+            "type": "shot",
+            "declarations": {"call": {"ball": 3, "pocket": "foot_left"}},
+            "shot": {
+                "first_object_ball_contacted": 3,
+                "cushion_after_first_contact": "cue",
+                "off_table": 6,
+            },
+            "expected": full(["F5"], "B", without(MID, 6), counts=(1, 0)),
+            "why": "A lone ball where a list is expected is a list of one: the 6 off the table (Fautes 5, not returned).",
+        },
+    ),
+]
+AUDIT_CASES = BREAK + PUSH_OUT + PLAY + FOULS + THREE_FOULS + RACKS + FORMAT
