@@ -103,6 +103,28 @@ def _apply_late_drops(facts: dict[str, Any]) -> None:
     facts["pocketed"] = pocketed
 
 
+def _moved(facts: Mapping[str, Any], ball: Any) -> bool:
+    """The ball reached a cushion, dropped or left the table on the shot."""
+    seen = [
+        *(facts.get("cushion_after_first_contact") or []),
+        *(_ball_of(p) for p in facts.get("pocketed") or []),
+        *(facts.get("off_table") or []),
+    ]
+    return any(_same_ball(ball, b) for b in seen)
+
+
+def _apply_frozen_cue_ball(facts: dict[str, Any]) -> None:
+    """I-17: shooting into an object ball the cue ball is frozen to is a contact with it. A
+    camera sees no meeting of two balls already touching, so when it reports no first ball
+    but the frozen-to ball moved (reached a cushion, dropped, left the table), that ball was
+    the first one hit. Shooting away from it, it does not move and nothing is inferred."""
+    frozen = facts.get("cue_ball_frozen_to")
+    balls = frozen if isinstance(frozen, list) else [frozen]
+    moved = [b for b in balls if b is not None and str(b) != "cue" and _moved(facts, b)]
+    if facts.get("first_object_ball_contacted") is None and len(moved) == 1:
+        facts["first_object_ball_contacted"] = moved[0]
+
+
 def apply_descriptive_facts(data: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of a rules.md §4 facts object with the descriptive facts applied."""
     facts = dict(data)
@@ -110,4 +132,6 @@ def apply_descriptive_facts(data: Mapping[str, Any]) -> dict[str, Any]:
         _apply_off_table(facts)
     if "late_drops" in facts:
         _apply_late_drops(facts)
+    if "cue_ball_frozen_to" in facts:
+        _apply_frozen_cue_ball(facts)
     return facts

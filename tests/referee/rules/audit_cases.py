@@ -929,3 +929,29 @@ FORMAT += [
     ),
 ]
 AUDIT_CASES = BREAK + PUSH_OUT + PLAY + FOULS + THREE_FOULS + RACKS + FORMAT
+
+FOULS += [
+    scenario(
+        "AX-F-12",
+        ["Fautes 7", "I-17", "Déroulement 1b"],
+        state(),
+        shot(
+            facts(None, pocketed=[(3, "foot_left")], cue_ball_frozen_to=3),
+            full([], "A", without(MID, 3), ends=False, remain=[3]),
+            "I-17: shooting into a frozen legal ball is legal and counts as contact (no double contact by itself, Fautes 7): the camera saw no meeting of the touching balls, but the 3 the cue ball was frozen to dropped, so it was hit first; the called 3 made -> A continues.",
+            call=(3, "foot_left"),
+        ),
+    ),
+    scenario(
+        "AX-F-13",
+        ["Fautes 2", "I-17"],
+        state(),
+        shot(
+            facts(5, cushions=[5], cue_ball_frozen_to=[3]),
+            full(["F2"], "B", MID, counts=(1, 0)),
+            "I-17: shooting away from the frozen 3, the 3 is not contacted; the 5 hit first -> Fautes 2.",
+            call=(5, "side_left"),
+        ),
+    ),
+]
+AUDIT_CASES = BREAK + PUSH_OUT + PLAY + FOULS + THREE_FOULS + RACKS + FORMAT
