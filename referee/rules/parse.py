@@ -266,25 +266,33 @@ def _check_consistent(facts: ShotFacts) -> None:
         )
 
 
+def _call_source(value: Any) -> CallSource:
+    """'obvious' (a referee confirmation, I-29) or else announced: a call said aloud or
+    entered ("voice", "tablet", "referee") is an announcement."""
+    if value is None:
+        return CallSource.ANNOUNCED
+    if not isinstance(value, str):
+        raise RulesInputError(
+            "declarations.call.source", f"expected 'announced' or 'obvious', got {value!r}"
+        )
+    return CallSource.OBVIOUS if "obvious" in value.lower() else CallSource.ANNOUNCED
+
+
 def parse_call(data: Any, on_table: tuple[int, ...] | None) -> CalledShot | None:
     """One ball and one pocket; of several calls the last one counts (I-28)."""
     if isinstance(data, list):
         data = data[-1] if data else None
     if data is None:
         return None
+    if isinstance(data, int | str) and not isinstance(data, bool):
+        data = {"ball": data}  # a ball alone: no pocket named
     d = as_mapping(data, "declarations.call")
     ball = as_ball(d.get("ball"), "declarations.call.ball")
     if on_table is not None and ball not in on_table:
         raise RulesInputError(
             "declarations.call.ball", f"the {ball} is already down: it cannot be called"
         )
-    try:
-        source = CallSource(d.get("source") or CallSource.ANNOUNCED)
-    except ValueError:
-        raise RulesInputError(
-            "declarations.call.source",
-            f"expected 'announced' or 'obvious', got {d.get('source')!r}",
-        ) from None
+    source = _call_source(d.get("source"))
     if d.get("pocket") is None:  # D2: obvious, or else not a valid call (CalledShot.complete)
         return CalledShot(ball, None, source)
     pocket = as_pocket(d.get("pocket"), "declarations.call.pocket")

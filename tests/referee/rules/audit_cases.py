@@ -955,3 +955,31 @@ FOULS += [
     ),
 ]
 AUDIT_CASES = BREAK + PUSH_OUT + PLAY + FOULS + THREE_FOULS + RACKS + FORMAT
+
+PLAY += [
+    scenario(
+        "AX-CS-09",
+        ["Déroulement 2", "I-29", "Déroulement 1b"],
+        state(),
+        {
+            "type": "shot",
+            "declarations": {"call": {"ball": 3, "pocket": "side_left", "source": "voice"}},
+            "shot": facts(3, pocketed=[(3, "side_left")]),
+            "expected": full([], "A", without(MID, 3), ends=False, remain=[3]),
+            "why": "I-29: an explicit call (voice/tablet) is an announcement: the called 3 in the called pocket -> A continues (Déroulement 1b).",
+        },
+    ),
+    scenario(
+        "AX-CS-10",
+        ["Déroulement 2", "Déroulement 3"],
+        state(),
+        {
+            "type": "shot",
+            "declarations": {"call": 3},
+            "shot": facts(3, pocketed=[(3, "foot_right")]),
+            "expected": full([], None, without(MID, 3), remain=[3], option="B"),
+            "why": "Déroulement 2: a ball named without its pocket (not confirmed obvious) is no valid call; the lowest dropped unannounced -> Déroulement 3, B's option.",
+        },
+    ),
+]
+AUDIT_CASES = BREAK + PUSH_OUT + PLAY + FOULS + THREE_FOULS + RACKS + FORMAT
