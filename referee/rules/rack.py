@@ -57,6 +57,11 @@ def _balls_complete(rack: Mapping[str, Any]) -> Reason | None:
     return None
 
 
+def _value(raw: Any) -> Any:
+    """A ball written as a string ("10") is that ball."""
+    return int(raw) if isinstance(raw, str) and raw.strip().isdigit() else raw
+
+
 def check_rack(rack: Any) -> RackCheck:
     """Judge a rack description (Mise en place 1-4).
 
@@ -79,7 +84,7 @@ def check_rack(rack: Any) -> RackCheck:
     for key, wanted, clause, text in _CHECKS:
         if key not in rack:
             notes.append(Reason("NOT_CHECKED", clause, f"Not checked: {text}."))
-        elif rack[key] != wanted or isinstance(rack[key], bool) != isinstance(wanted, bool):
+        elif _value(rack[key]) != wanted or isinstance(rack[key], bool) != isinstance(wanted, bool):
             faults.append(Reason("RACK", clause, f"Illegal rack: {text} (got {rack[key]!r})."))
     missing = _balls_complete(rack)
     if missing is not None:

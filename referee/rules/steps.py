@@ -59,7 +59,7 @@ def apply_step(
     d = as_mapping(step, "step")
     kind = _step_type(d)
     if kind == "rack_check":
-        return check_rack(d.get("rack")), state
+        return check_rack(d.get("rack", d)), state  # the rack's items, or the step's own
     if kind == "new_rack":
         new = new_rack_state(d, state, config)
         text = f"New rack: {new.breaker} breaks, ball in hand behind the head string."

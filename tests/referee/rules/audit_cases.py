@@ -983,3 +983,22 @@ PLAY += [
     ),
 ]
 AUDIT_CASES = BREAK + PUSH_OUT + PLAY + FOULS + THREE_FOULS + RACKS + FORMAT
+
+RACKS += [
+    scenario(
+        "AX-RK-02",
+        ["Mise en place 1-4"],
+        BREAK_STATE,
+        {
+            "type": "rack_check",
+            "apex_ball": "1",
+            "apex_on_foot_spot": True,
+            "rows_parallel_to_foot_rail": True,
+            "ball_in_middle_of_three_row": "10",
+            "back_row_corners": [9, 5],
+            "expected": {"rack_valid": True},
+            "why": "Mise en place 1-4, with the rack's items on the step itself and balls written as strings: the 1 at the apex on the foot spot, the 10 in the middle of the three-row, the rest at random (S4) -> valid.",
+        },
+    ),
+]
+AUDIT_CASES = BREAK + PUSH_OUT + PLAY + FOULS + THREE_FOULS + RACKS + FORMAT
