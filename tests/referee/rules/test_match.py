@@ -6,7 +6,15 @@ from typing import Any
 
 import pytest
 
-from referee.rules import BreakOrder, Match, Player, RulesConfig, RulesInputError
+from referee.rules import (
+    BreakOrder,
+    Call,
+    GameState,
+    Match,
+    Player,
+    RulesConfig,
+    RulesInputError,
+)
 from tests.referee.rules.rule_cases import facts
 
 
@@ -68,9 +76,10 @@ def test_a_correction_rejudges_replays_and_is_audited() -> None:
     assert match.state.turn is Player.B
     corrected = {"type": "shot", **BREAK_MAKES_2, "referee_fouls": ["no_foot_on_floor"]}
     answer = match.correct(0, corrected, note="referee saw no foot on the floor", by="ref")
-    assert answer.fouls  # the break is now a foul: B had ball in hand ...
+    assert isinstance(answer, Call) and answer.fouls  # the break is now a foul: B had ball in hand
     assert match.entries[1].state_before.turn is Player.B  # ... and the miss replays as B's shot
-    assert match.state.turn is Player.A and len(match.entries) == 2
+    after: GameState = match.state
+    assert after.turn is Player.A and len(match.entries) == 2
     record = match.audit[0]
     assert record.by == "ref" and record.index == 0 and "Fautes 4" in record.new_summary
 
