@@ -8,7 +8,7 @@ raises RulesInputError and changes nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 from referee.rules.call import Call, Reason
@@ -152,8 +152,9 @@ def scenario_config(scenario: Mapping[str, Any], base: RulesConfig = DEFAULT_CON
     if raw is None:
         return base
     d = as_mapping(raw, "config")
-    try:
-        return replace(base, **{k: d[k] for k in d})
+    known = {f.name for f in fields(RulesConfig)}
+    try:  # options this engine does not have (a shot clock, say) are not its business
+        return replace(base, **{k: d[k] for k in d if k in known})
     except (TypeError, ValueError) as error:
         raise RulesInputError("config", str(error)) from None
 

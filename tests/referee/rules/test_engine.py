@@ -271,3 +271,16 @@ def test_an_obvious_call_may_leave_the_pocket_out() -> None:
     call, _ = decide(bare, MID_RACK)
     assert call.option is not None and call.option.holder is Player.B  # Déroulement 3
     assert any(r.code == "CALL_INCOMPLETE" for r in call.reasons)
+
+
+def test_a_scenario_config_keeps_the_options_the_engine_has() -> None:
+    """Unknown options (a shot clock) are ignored; a bad value of a known one is refused."""
+    from referee.rules.steps import scenario_config
+
+    config = scenario_config(
+        {"config": {"option_on_any_wrongful_pocket": True, "shot_clock_s": 45}}
+    )
+    assert config.any_wrongful_pocket_gives_option
+    with pytest.raises(RulesInputError) as caught:
+        scenario_config({"config": {"variant": "snooker"}})
+    assert caught.value.field == "config"
