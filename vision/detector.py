@@ -18,29 +18,20 @@ search's result (vision.memory): a still table costs one comparison per ball.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.camera import BALL_CENTRE_HEIGHT_MM, CameraModel
 from calibration.io import Calibration
 from vision.candidates import (
     SearchRegion,
-    ball_pixels,
-    confidence,
-    distance_peaks,
-    fit_outlines,
     map_at,
-    merge_candidates,
     outline_peaks,
-    outline_votes,
-    refine_centres,
-    streaks,
 )
 from vision.cloth import ClothModel, TableView, distance_along, with_static_edges
-from vision.identify import Identifier, IdentifierConfig, white_balance_gains
+from vision.detector_config import DetectorConfig as DetectorConfig
+from vision.find import find_balls
+from vision.identify import Identifier, white_balance_gains
 from vision.memory import (
     Remembered,
     TableMemory,
@@ -55,79 +46,7 @@ from vision.memory import (
     window_boxes,
 )
 from vision.mosaic import Box, Mosaic, merge_boxes, pack
-from vision.separate import crowd_centres, crowded
-from vision.streaks import find_streaks
 from vision.types import NUM_CLASSES, Detections, Frame
-
-
-@dataclass(frozen=True, slots=True)
-class DetectorConfig:
-    """Tunables of the classical detector.
-
-    Attributes:
-        foreground_distance: colour distance from the cloth (8-bit units, see
-            `vision.cloth.cloth_distance`) above which a pixel is foreground
-            (at least `noise_factor` times the cloth's own noise); raising it drops faint,
-            blurred or cloth-coloured balls, lowering it lets shadows in.
-        noise_factor: multiple of the cloth's noise that is foreground.
-        dark_ratio: brightness, as a share of the cloth's, below which a pixel of the cloth's
-            colour is foreground (a black ball, a pocket); shadows are brighter than this.
-            Raising it finds the black ball on dark cloth better and lets deep shadows in.
-        min_peak_ratio: smallest distance-transform peak, in ball radii, that can be a ball;
-            raising it rejects more half-hidden and blurred balls and more chalk and cues.
-        max_peak_ratio: largest such peak (a hand or an arm is wider than a ball).
-        min_confidence: detections below it are dropped.
-        min_free_ring: share of the ring around a ball that must be cloth or other balls.
-        edge_gradient: lightness gradient (Lab L per pixel) that counts as a ball's outline;
-            it finds balls of the cloth's own colour (a green 6 on green cloth) by their
-            shaded rim. Raising it ignores cloth texture better and finds such balls worse.
-        min_ring_votes: share of an outline's circumference that must vote for a centre
-            before an outline with too little foreground inside becomes a candidate.
-        hint_window_radii: half-size of the search window around each hint, in radii.
-        surface_margin_mm: how far past the cushion noses the surface mask reaches.
-        refine_iterations: centroid iterations for the sub-pixel centre.
-        find_streaks: also look for balls smeared by motion blur (one ball wide, up to
-            `max_streak_radii` long), centred at mid-exposure.
-        max_streak_radii: longest motion-blur streak, in ball radii (the ball's diameter plus
-            its travel during the exposure: a 9 m/s break shot filmed at 30 frames/s with a
-            half-frame exposure travels about 5 radii); raising it accepts longer bands.
-        fast_streaks: look for streaks in the fast pass over the hinted windows too (not only
-            in full searches and the thorough pass for hints the fast pass left unexplained).
-        reuse_still_windows: with hints, keep the last result of a window whose pixels have
-            not changed (balls at rest cost a comparison instead of a search).
-        still_change_ratio: 3x3-averaged pixel difference, as a share of the foreground
-            distance, above which a window's pixel has changed; raising it keeps results
-            through larger changes (and misses sub-pixel moves of faint balls).
-        still_changed_share: share of a window's pixels that may change while it counts as
-            still; raising it tolerates flicker and noise, and misses more small moves.
-        still_max_age_s: a kept result is searched again after this long anyway (slow
-            changes of light); lowering it costs more searches.
-        full_refresh_s: a full search looks only where the table changed since the last
-            one, and at every cell at least this often; lowering it costs more.
-        identifier: identification settings.
-    """
-
-    foreground_distance: float = 16.0
-    noise_factor: float = 5.0
-    dark_ratio: float = 0.35
-    min_peak_ratio: float = 0.55
-    max_peak_ratio: float = 1.45
-    min_confidence: float = 0.5
-    min_free_ring: float = 0.55
-    edge_gradient: float = 2.5
-    min_ring_votes: float = 0.15
-    hint_window_radii: float = 2.5
-    surface_margin_mm: float = 20.0
-    refine_iterations: int = 3
-    find_streaks: bool = True
-    max_streak_radii: float = 10.0
-    fast_streaks: bool = False
-    reuse_still_windows: bool = True
-    still_change_ratio: float = 0.5
-    still_changed_share: float = 0.002
-    still_max_age_s: float = 1.0
-    full_refresh_s: float = 2.0
-    identifier: IdentifierConfig = field(default_factory=IdentifierConfig)
 
 
 class BallDetector:
@@ -370,7 +289,7 @@ class BallDetector:
             return np.zeros((0, 2)), np.zeros(0), []
         mosaic = pack(boxes, self._bounds)
         region = self._search_region(image, mosaic)
-        xy, confidence, pixels = self._find(region, mosaic, thorough)
+        xy, confidence, pixels = find_balls(region, mosaic, self.config, self.view.camera, thorough)
         return (mosaic.to_frame(xy) if len(xy) else xy), confidence, pixels
 
     def _boxes(self, hints: NDArray[np.float64] | None) -> list[Box]:
@@ -409,130 +328,6 @@ class BallDetector:
             crop, distance, foreground, radius, gradient, centre_valid, self.threshold, separation
         )
 
-    def _find(
-        self, region: SearchRegion, mosaic: Mosaic, thorough: bool
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]:
-        """Centres (mosaic px), confidences and pixels of the balls in a region; `thorough`
-        adds outline (circle Hough) candidates and motion-blur streaks."""
-        config = self.config
-        streak_xy, streak_score, streak_pixels, region = self._find_streaks(
-            region, mosaic, thorough
-        )
-        blobs = distance_peaks(region, config.min_peak_ratio, config.max_peak_ratio)
-        crowd = crowded(region)
-        votes = outline_votes(region, config.edge_gradient) if thorough or crowd.any() else None
-        if votes is not None and crowd.any():
-            # Crowded blobs (racks, clusters, a ball by an arm, a sleeve) are explained ball
-            # by ball from round outlines; their distance peaks are only seeds.
-            in_crowd = map_at(crowd.astype(np.uint8), blobs) > 0
-            placed = crowd_centres(region, crowd, votes, blobs[in_crowd], config.edge_gradient)
-            blobs = np.vstack([blobs[~in_crowd], placed])
-        rings = (
-            outline_peaks(region, config.edge_gradient, config.min_ring_votes, votes)[0]
-            if thorough
-            else np.zeros((0, 2))
-        )
-        candidates = merge_candidates(region, blobs, rings)
-        if len(candidates) == 0:
-            return streak_xy, streak_score, streak_pixels
-        radius = map_at(region.radius, candidates)
-        plausible = map_at(region.centre_valid, candidates) > 0
-        candidates, radius = candidates[plausible], radius[plausible]
-        if thorough:
-            coverage = confidence(region, candidates, radius, config.edge_gradient, 0.0)[1]
-            faint = coverage < 0.5
-        else:
-            faint = np.zeros(len(candidates), bool)
-        if len(candidates) == 0:
-            return streak_xy, streak_score, streak_pixels
-        weight = np.clip((region.distance - 0.5 * self.threshold) / self.threshold, 0.0, 1.0)
-        xy = refine_centres(weight.astype(np.float32), candidates, radius, config.refine_iterations)
-        if faint.any():
-            # A ball of the cloth's colour shows only its rim, highlight and number: its
-            # foreground centroid is meaningless, its outline is not.
-            outline_xy = fit_outlines(region, candidates[faint], radius[faint])
-            xy[faint] = fit_outlines(region, outline_xy, radius[faint])
-        score, coverage = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)
-        if thorough:
-            xy, score = self._try_outlines(region, xy, radius, score)
-        keep = (score >= config.min_confidence) & (mosaic.cut_distance(xy) >= 0.9 * radius)
-        keep &= (mosaic.tile_of(xy) >= 0) & (map_at(region.centre_valid, xy) > 0)
-        xy, radius, score = xy[keep], radius[keep], score[keep]
-        pixels = ball_pixels(region.image, xy, radius)
-        xy = np.vstack([xy, streak_xy])
-        score = np.concatenate([score, streak_score])
-        pixels += streak_pixels
-        if config.find_streaks and thorough:
-            blurred, blurred_score, blurred_pixels = streaks(region, xy, 0.5 * self.threshold)
-            usable = blurred_score >= config.min_confidence
-            xy = np.vstack([xy, blurred[usable]])
-            score = np.concatenate([score, blurred_score[usable]])
-            pixels += [p for p, ok in zip(blurred_pixels, usable, strict=True) if ok]
-        return xy, score, pixels
-
-    def _find_streaks(
-        self, region: SearchRegion, mosaic: Mosaic, thorough: bool
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]], SearchRegion]:
-        """Balls smeared by motion blur (vision.streaks), found before round balls (the
-        round search splits a streak into several), and the region without their pixels.
-        A streak cut by a window's side is left to the round search."""
-        empty: tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]
-        empty = (np.zeros((0, 2)), np.zeros(0), [])
-        if not self.config.find_streaks or not (thorough or self.config.fast_streaks):
-            return (*empty, region)
-        found = find_streaks(region, 0.5 * self.threshold, self.config.max_streak_radii)
-        if len(found.xy) == 0:
-            return (*empty, region)
-        keep = found.score >= self.config.min_confidence
-        keep &= (mosaic.tile_of(found.xy) >= 0) & (
-            mosaic.cut_distance(found.xy) >= found.half_length + 2.0
-        )
-        if not keep.any():
-            return (*empty, region)
-        xy = found.xy[keep]
-        if self.view.camera is not None:
-            frame_xy = mosaic.to_frame(xy)
-            half_path = np.maximum(found.half_length[keep] - map_at(region.radius, xy), 0.0)
-            xy = xy + _mid_path(self.view.camera, frame_xy, found.axis[keep], half_path) - frame_xy
-        claimed = found.pixels_of(keep)
-        # The streak's outline too: its edges would vote for round outlines along it.
-        outline = cv2.dilate(claimed.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-        region = replace(
-            region,
-            distance=np.where(claimed, np.float32(0.0), region.distance),
-            foreground=np.where(claimed, np.uint8(0), region.foreground),
-            gradient=np.where(outline[..., None], np.float32(0.0), region.gradient),
-        )
-        pixels = [p for p, ok in zip(found.pixels, keep, strict=True) if ok]
-        return xy, found.score[keep], pixels, region
-
-    def _try_outlines(
-        self,
-        region: SearchRegion,
-        xy: NDArray[np.float64],
-        radius: NDArray[np.float64],
-        score: NDArray[np.float64],
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """For doubtful balls, the outline's centre where it scores better than the
-        foreground centroid (a ball half the cloth's colour in side light)."""
-        config = self.config
-        # Only a lone ball: in a cluster the neighbours' outlines pull the fit.
-        apart = np.linalg.norm(xy[:, None, :] - xy[None, :, :], axis=2)
-        np.fill_diagonal(apart, np.inf)
-        doubtful = (score < 0.9) & (apart.min(axis=1, initial=np.inf) > 2.5 * radius)
-        if not doubtful.any():
-            return xy, score
-        refit = xy.copy()
-        refit[doubtful] = fit_outlines(
-            region, fit_outlines(region, xy[doubtful], radius[doubtful]), radius[doubtful]
-        )
-        refit_score, _ = confidence(
-            region, refit, radius, config.edge_gradient, config.min_free_ring
-        )
-        moved = np.linalg.norm(refit - xy, axis=1)
-        better = doubtful & (refit_score > score + 0.1) & (moved < 0.5 * radius)
-        return np.where(better[:, None], refit, xy), np.where(better, refit_score, score)
-
     def _assemble(self, balls: Remembered) -> Detections:
         if len(balls) == 0:
             return Detections.empty()
@@ -550,22 +345,6 @@ class BallDetector:
 
     def _radius_at(self, xy: NDArray[np.float64]) -> NDArray[np.float64]:
         return map_at(self.view.radius_px, xy)
-
-
-def _mid_path(
-    camera: CameraModel,
-    xy_px: NDArray[np.float64],
-    axis: NDArray[np.float64],
-    half_path_px: NDArray[np.float64],
-) -> NDArray[np.float64]:
-    """(K, 2) pixel of the table midpoint of each streak's path: the path runs `half_path_px`
-    either side of its image middle `xy_px` along `axis` (K, 2). Perspective squeezes the far
-    half of a path in the image, so the image middle lies beyond the ball's mid-exposure
-    position (by a few tenths of a pixel for a fast ball seen from the side)."""
-    ends = np.vstack([xy_px - axis * half_path_px[:, None], xy_px + axis * half_path_px[:, None]])
-    table = camera.to_table(ends)
-    middle = 0.5 * (table[: len(xy_px)] + table[len(xy_px) :])
-    return camera.project(middle, BALL_CENTRE_HEIGHT_MM)
 
 
 def _dedupe(

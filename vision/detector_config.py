@@ -1,0 +1,77 @@
+"""Tunables of the classical ball detector (`vision.detector.BallDetector`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from vision.identify import IdentifierConfig
+
+
+@dataclass(frozen=True, slots=True)
+class DetectorConfig:
+    """Tunables of the classical detector.
+
+    Attributes:
+        foreground_distance: colour distance from the cloth (8-bit units, see
+            `vision.cloth.cloth_distance`) above which a pixel is foreground
+            (at least `noise_factor` times the cloth's own noise); raising it drops faint,
+            blurred or cloth-coloured balls, lowering it lets shadows in.
+        noise_factor: multiple of the cloth's noise that is foreground.
+        dark_ratio: brightness, as a share of the cloth's, below which a pixel of the cloth's
+            colour is foreground (a black ball, a pocket); shadows are brighter than this.
+            Raising it finds the black ball on dark cloth better and lets deep shadows in.
+        min_peak_ratio: smallest distance-transform peak, in ball radii, that can be a ball;
+            raising it rejects more half-hidden and blurred balls and more chalk and cues.
+        max_peak_ratio: largest such peak (a hand or an arm is wider than a ball).
+        min_confidence: detections below it are dropped.
+        min_free_ring: share of the ring around a ball that must be cloth or other balls.
+        edge_gradient: lightness gradient (Lab L per pixel) that counts as a ball's outline;
+            it finds balls of the cloth's own colour (a green 6 on green cloth) by their
+            shaded rim. Raising it ignores cloth texture better and finds such balls worse.
+        min_ring_votes: share of an outline's circumference that must vote for a centre
+            before an outline with too little foreground inside becomes a candidate.
+        hint_window_radii: half-size of the search window around each hint, in radii.
+        surface_margin_mm: how far past the cushion noses the surface mask reaches.
+        refine_iterations: centroid iterations for the sub-pixel centre.
+        find_streaks: also look for balls smeared by motion blur (one ball wide, up to
+            `max_streak_radii` long), centred at mid-exposure.
+        max_streak_radii: longest motion-blur streak, in ball radii (the ball's diameter plus
+            its travel during the exposure: a 9 m/s break shot filmed at 30 frames/s with a
+            half-frame exposure travels about 5 radii); raising it accepts longer bands.
+        fast_streaks: look for streaks in the fast pass over the hinted windows too (not only
+            in full searches and the thorough pass for hints the fast pass left unexplained).
+        reuse_still_windows: with hints, keep the last result of a window whose pixels have
+            not changed (balls at rest cost a comparison instead of a search).
+        still_change_ratio: 3x3-averaged pixel difference, as a share of the foreground
+            distance, above which a window's pixel has changed; raising it keeps results
+            through larger changes (and misses sub-pixel moves of faint balls).
+        still_changed_share: share of a window's pixels that may change while it counts as
+            still; raising it tolerates flicker and noise, and misses more small moves.
+        still_max_age_s: a kept result is searched again after this long anyway (slow
+            changes of light); lowering it costs more searches.
+        full_refresh_s: a full search looks only where the table changed since the last
+            one, and at every cell at least this often; lowering it costs more.
+        identifier: identification settings.
+    """
+
+    foreground_distance: float = 16.0
+    noise_factor: float = 5.0
+    dark_ratio: float = 0.35
+    min_peak_ratio: float = 0.55
+    max_peak_ratio: float = 1.45
+    min_confidence: float = 0.5
+    min_free_ring: float = 0.55
+    edge_gradient: float = 2.5
+    min_ring_votes: float = 0.15
+    hint_window_radii: float = 2.5
+    surface_margin_mm: float = 20.0
+    refine_iterations: int = 3
+    find_streaks: bool = True
+    max_streak_radii: float = 10.0
+    fast_streaks: bool = False
+    reuse_still_windows: bool = True
+    still_change_ratio: float = 0.5
+    still_changed_share: float = 0.002
+    still_max_age_s: float = 1.0
+    full_refresh_s: float = 2.0
+    identifier: IdentifierConfig = field(default_factory=IdentifierConfig)

@@ -1,0 +1,200 @@
+"""The round search in one searched region (the whole table, or a mosaic of windows).
+
+Candidates (distance-transform peaks, crowded blobs explained ball by ball, round outlines),
+sub-pixel centres, confidence, and balls smeared by motion blur; used by
+`vision.detector.BallDetector`, which decides where to search and keeps the results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import BALL_CENTRE_HEIGHT_MM, CameraModel
+from vision.candidates import (
+    SearchRegion,
+    ball_pixels,
+    confidence,
+    distance_peaks,
+    fit_outlines,
+    map_at,
+    merge_candidates,
+    outline_peaks,
+    outline_votes,
+    refine_centres,
+    streaks,
+)
+from vision.detector_config import DetectorConfig
+from vision.mosaic import Mosaic
+from vision.separate import crowd_centres, crowded
+from vision.streaks import find_streaks
+
+Found = tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]
+"""(K, 2) centres (mosaic px), (K,) confidences and each ball's (K_i, 3) BGR pixels."""
+
+
+def find_balls(
+    region: SearchRegion,
+    mosaic: Mosaic,
+    config: DetectorConfig,
+    camera: CameraModel | None,
+    thorough: bool,
+) -> Found:
+    """Centres (mosaic px), confidences and pixels of the balls in a region; `thorough`
+    adds outline (circle Hough) candidates and motion-blur streaks. `camera`: the view's
+    camera when calibrated (places a streak's ball at its mid-exposure point)."""
+    streak_xy, streak_score, streak_pixels, region = _find_streaks(
+        region, mosaic, config, camera, thorough
+    )
+    xy, radius, score = _round_balls(
+        region, _candidates(region, config, thorough), config, thorough
+    )
+    keep = (score >= config.min_confidence) & (mosaic.cut_distance(xy) >= 0.9 * radius)
+    keep &= (mosaic.tile_of(xy) >= 0) & (map_at(region.centre_valid, xy) > 0)
+    xy, radius, score = xy[keep], radius[keep], score[keep]
+    pixels = ball_pixels(region.image, xy, radius)
+    xy = np.vstack([xy, streak_xy])
+    score = np.concatenate([score, streak_score])
+    pixels += streak_pixels
+    if config.find_streaks and thorough:
+        blurred, blurred_score, blurred_pixels = streaks(region, xy, 0.5 * region.threshold)
+        usable = blurred_score >= config.min_confidence
+        xy = np.vstack([xy, blurred[usable]])
+        score = np.concatenate([score, blurred_score[usable]])
+        pixels += [p for p, ok in zip(blurred_pixels, usable, strict=True) if ok]
+    return xy, score, pixels
+
+
+def _round_balls(
+    region: SearchRegion, candidates: NDArray[np.float64], config: DetectorConfig, thorough: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """(K, 2) sub-pixel centres, (K,) radii and (K,) confidences of the candidates that may
+    be ball centres."""
+    radius = map_at(region.radius, candidates)
+    plausible = map_at(region.centre_valid, candidates) > 0
+    candidates, radius = candidates[plausible], radius[plausible]
+    if thorough:
+        coverage = confidence(region, candidates, radius, config.edge_gradient, 0.0)[1]
+        faint = coverage < 0.5
+    else:
+        faint = np.zeros(len(candidates), bool)
+    if len(candidates) == 0:
+        return np.zeros((0, 2)), np.zeros(0), np.zeros(0)
+    weight = np.clip((region.distance - 0.5 * region.threshold) / region.threshold, 0.0, 1.0)
+    xy = refine_centres(weight.astype(np.float32), candidates, radius, config.refine_iterations)
+    if faint.any():
+        # A ball of the cloth's colour shows only its rim, highlight and number: its
+        # foreground centroid is meaningless, its outline is not.
+        outline_xy = fit_outlines(region, candidates[faint], radius[faint])
+        xy[faint] = fit_outlines(region, outline_xy, radius[faint])
+    score, coverage = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)
+    if thorough:
+        xy, score = _try_outlines(region, xy, radius, score, config)
+    return xy, radius, score
+
+
+def _find_streaks(
+    region: SearchRegion,
+    mosaic: Mosaic,
+    config: DetectorConfig,
+    camera: CameraModel | None,
+    thorough: bool,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]], SearchRegion]:
+    """Balls smeared by motion blur (vision.streaks), found before round balls (the
+    round search splits a streak into several), and the region without their pixels.
+    A streak cut by a window's side is left to the round search."""
+    empty: tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]
+    empty = (np.zeros((0, 2)), np.zeros(0), [])
+    if not config.find_streaks or not (thorough or config.fast_streaks):
+        return (*empty, region)
+    found = find_streaks(region, 0.5 * region.threshold, config.max_streak_radii)
+    if len(found.xy) == 0:
+        return (*empty, region)
+    keep = found.score >= config.min_confidence
+    keep &= (mosaic.tile_of(found.xy) >= 0) & (
+        mosaic.cut_distance(found.xy) >= found.half_length + 2.0
+    )
+    if not keep.any():
+        return (*empty, region)
+    xy = found.xy[keep]
+    if camera is not None:
+        frame_xy = mosaic.to_frame(xy)
+        half_path = np.maximum(found.half_length[keep] - map_at(region.radius, xy), 0.0)
+        xy = xy + _mid_path(camera, frame_xy, found.axis[keep], half_path) - frame_xy
+    claimed = found.pixels_of(keep)
+    # The streak's outline too: its edges would vote for round outlines along it.
+    outline = cv2.dilate(claimed.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    region = replace(
+        region,
+        distance=np.where(claimed, np.float32(0.0), region.distance),
+        foreground=np.where(claimed, np.uint8(0), region.foreground),
+        gradient=np.where(outline[..., None], np.float32(0.0), region.gradient),
+    )
+    pixels = [p for p, ok in zip(found.pixels, keep, strict=True) if ok]
+    return xy, found.score[keep], pixels, region
+
+
+def _try_outlines(
+    region: SearchRegion,
+    xy: NDArray[np.float64],
+    radius: NDArray[np.float64],
+    score: NDArray[np.float64],
+    config: DetectorConfig,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """For doubtful balls, the outline's centre where it scores better than the
+    foreground centroid (a ball half the cloth's colour in side light)."""
+    # Only a lone ball: in a cluster the neighbours' outlines pull the fit.
+    apart = np.linalg.norm(xy[:, None, :] - xy[None, :, :], axis=2)
+    np.fill_diagonal(apart, np.inf)
+    doubtful = (score < 0.9) & (apart.min(axis=1, initial=np.inf) > 2.5 * radius)
+    if not doubtful.any():
+        return xy, score
+    refit = xy.copy()
+    refit[doubtful] = fit_outlines(
+        region, fit_outlines(region, xy[doubtful], radius[doubtful]), radius[doubtful]
+    )
+    refit_score, _ = confidence(region, refit, radius, config.edge_gradient, config.min_free_ring)
+    moved = np.linalg.norm(refit - xy, axis=1)
+    better = doubtful & (refit_score > score + 0.1) & (moved < 0.5 * radius)
+    return np.where(better[:, None], refit, xy), np.where(better, refit_score, score)
+
+
+def _candidates(
+    region: SearchRegion, config: DetectorConfig, thorough: bool
+) -> NDArray[np.float64]:
+    """(K, 2) candidate centres: distance-transform peaks of lone balls, crowded blobs
+    explained ball by ball (vision.separate) and, when `thorough`, round outlines."""
+    blobs = distance_peaks(region, config.min_peak_ratio, config.max_peak_ratio)
+    crowd = crowded(region)
+    votes = outline_votes(region, config.edge_gradient) if thorough or crowd.any() else None
+    if votes is not None and crowd.any():
+        # Crowded blobs (racks, clusters, a ball by an arm, a sleeve) are explained ball
+        # by ball from round outlines; their distance peaks are only seeds.
+        in_crowd = map_at(crowd.astype(np.uint8), blobs) > 0
+        placed = crowd_centres(region, crowd, votes, blobs[in_crowd], config.edge_gradient)
+        blobs = np.vstack([blobs[~in_crowd], placed])
+    rings = (
+        outline_peaks(region, config.edge_gradient, config.min_ring_votes, votes)[0]
+        if thorough
+        else np.zeros((0, 2))
+    )
+    return merge_candidates(region, blobs, rings)
+
+
+def _mid_path(
+    camera: CameraModel,
+    xy_px: NDArray[np.float64],
+    axis: NDArray[np.float64],
+    half_path_px: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """(K, 2) pixel of the table midpoint of each streak's path: the path runs `half_path_px`
+    either side of its image middle `xy_px` along `axis` (K, 2). Perspective squeezes the far
+    half of a path in the image, so the image middle lies beyond the ball's mid-exposure
+    position (by a few tenths of a pixel for a fast ball seen from the side)."""
+    ends = np.vstack([xy_px - axis * half_path_px[:, None], xy_px + axis * half_path_px[:, None]])
+    table = camera.to_table(ends)
+    middle = 0.5 * (table[: len(xy_px)] + table[len(xy_px) :])
+    return camera.project(middle, BALL_CENTRE_HEIGHT_MM)
