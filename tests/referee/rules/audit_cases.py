@@ -460,8 +460,8 @@ FOULS = [
         state(),
         shot(
             facts(3, pocketed=[(3, "foot_left")]),
-            full([], "A", without(MID, 3), ends=False, remain=[3]),
-            "I-26: Fautes 10 only where placement is restricted (the break); with the cue ball in position a placement complaint is no foul -> called 3 made, A continues.",
+            full(["F6"], "B", without(MID, 3), remain=[3], counts=(1, 0)),
+            "I-26: 'moving the cue ball when not in hand is F6': with the cue ball in position, a cue ball (re)placed by the player is a ball touched by something other than the tip (Fautes 6), not Fautes 10 -> B ball in hand; the 3 stays down (Déroulement 1c).",
             call=(3, "foot_left"),
             referee_fouls=["bad_cue_ball_placement"],
         ),
