@@ -80,12 +80,13 @@ def declaration_notes(ctx: ShotContext) -> list[Reason]:
             text = "The break is not a called shot: the call has no effect."
             notes.append(Reason("CALL_IGNORED", "Déroulement 2", text))
     placement = RefereeFoul.BAD_CUE_BALL_PLACEMENT in ctx.shot.referee_fouls
-    if placement and state.cue_ball is not CueBall.IN_HAND_BEHIND_HEAD_STRING:
+    if placement and state.cue_ball is CueBall.IN_HAND_ANYWHERE:
         notes.append(
             Reason(
                 "F10_NOT_APPLICABLE",
                 "I-26",
-                "Cue ball placement is free here: not a foul (Fautes 10 applies to the break).",
+                "Cue ball placement is free with ball in hand anywhere: not a foul (Fautes 10 "
+                "applies to the break).",
             )
         )
     return notes

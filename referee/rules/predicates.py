@@ -160,9 +160,13 @@ def no_object_ball_off_table(ctx: ShotContext) -> Check:
 
 
 def nothing_touched(ctx: ShotContext) -> Check:
-    """Fautes 6: referee-seen, or a ball the camera saw move with nothing touching it."""
+    """Fautes 6: referee-seen, or a ball the camera saw move with nothing touching it; a cue
+    ball placed by hand while it was not in hand was touched too (I-26)."""
     if RefereeFoul.BALL_TOUCHED in ctx.shot.referee_fouls:
         return False, "a ball was touched by something other than the cue tip"
+    placed = RefereeFoul.BAD_CUE_BALL_PLACEMENT in ctx.shot.referee_fouls
+    if placed and ctx.state.cue_ball is CueBall.IN_POSITION:
+        return False, "the cue ball was moved by hand while it was not in hand (I-26)"
     facts = ctx.facts
     if facts is not None and facts.balls_disturbed:
         names = ", ".join(f"the {b}" for b in facts.balls_disturbed if b)

@@ -9,7 +9,7 @@ import pytest
 from tests.referee.rules.audit_cases import AUDIT_CASES
 from tests.referee.rules.runner import RESULT_KEYS, mismatches, run_scenario
 
-DISAGREE: set[str] = {"AX-F-05"}
+DISAGREE: set[str] = set()
 """Cases where the engine disagreed with the text when they were written; each fix removes
 its case from here (strict xfail: a case that starts passing must leave the set)."""
 
