@@ -19,6 +19,7 @@ from calibration.table import TableSpec
 from tracking import kalman
 from tracking.association import TrackGates, assign, association_cost, jump_costs
 from tracking.bounce import CushionModel, bounce_off_cushions
+from tracking.continuity import continuity_pairs, occupied
 from tracking.identity import (
     SLOT_FREE,
     SLOT_IN_PLAY,
@@ -101,9 +102,12 @@ class BallTracker:
             found, found_cols = self._reidentify(missing, dets, unassigned, time_s)
             missing &= ~found
             taken = (np.concatenate([tracks, np.flatnonzero(found)]), np.append(cols, found_cols))
+        if unassigned.any() and missing.any():
+            self._continue(missing, dets, unassigned, time_s)
         self._settle_identities(taken, dets, dt_s, missing)
         removed_now = coast(self._state, self.config, missing, time_s)
         if unassigned.any() and not self._state.alive.all():
+            unassigned &= ~self._occupied(dets)
             spawn(self._state, self.table, self.config, dets[unassigned], time_s)
         return self._trackset(frame, time_s, missing, removed_now)
 
@@ -270,6 +274,40 @@ class BallTracker:
             found[ball] = True
             found_cols.append(best)
         return found, np.array(found_cols, np.int64)
+
+    def _overlap_mm(self) -> float:
+        return self.config.overlap_diameters * self.table.ball_diameter_mm
+
+    def _position_std_mm(self, idx: NDArray[np.int64]) -> NDArray[np.float64]:
+        return np.sqrt(kalman.largest_eigenvalue_2x2(self._state.cov[idx, :2, :2]))
+
+    def _continue(
+        self,
+        missing: NDArray[np.bool_],
+        dets: Detections,
+        unassigned: NDArray[np.bool_],
+        time_s: float,
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Give unseen tracks the unassigned detections right on their ball (physical
+        continuity, whatever the detection's colour says); ``missing`` and ``unassigned``
+        are updated in place. Returns the tracks and the detections they took."""
+        idx = np.flatnonzero(missing)
+        free = np.flatnonzero(unassigned)
+        xy = self._state.mean[idx, :2]
+        rows, cols = continuity_pairs(
+            xy, self._position_std_mm(idx), dets.xy_mm[free], self._overlap_mm()
+        )
+        tracks, cols = idx[rows], free[cols]
+        self._correct(tracks, (dets.xy_mm[cols], dets.xy_px[cols]), time_s)
+        missing[tracks] = False
+        unassigned[cols] = False
+        return tracks, cols
+
+    def _occupied(self, dets: Detections) -> NDArray[np.bool_]:
+        """(D,) detections on a ball a track in play knows: they start no other ball."""
+        idx = np.flatnonzero(self._state.alive)
+        xy = self._state.mean[idx, :2]
+        return occupied(xy, self._position_std_mm(idx), dets.xy_mm, self._overlap_mm())
 
     def _settle_identities(
         self,

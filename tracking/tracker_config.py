@@ -78,6 +78,11 @@ class TrackerConfig:
             Raising it keeps hidden balls in place longer.
         respawn_min_s: a removed ball cannot come back sooner than this. Raising it guards
             against a ball seen in the pocket jaws just after dropping.
+        overlap_diameters: two ball centres are never nearer than one diameter, so a
+            detection nearer than this many diameters to where a track knows its ball to be
+            is that ball whatever its colour says: an unseen track takes it, and it never
+            starts another ball's track. Must be in (0, 1]; raising it claims detections
+            further off, at the risk of taking a touching neighbour.
         association: the assignment cost tunables.
         identity: how class probabilities accumulate over a track and when two tracks
             exchange numbers.
@@ -107,6 +112,7 @@ class TrackerConfig:
     reidentify_min_probability: float = 0.6
     rest_reidentify_after_s: float = 1.0
     respawn_min_s: float = 0.5
+    overlap_diameters: float = 0.75
     association: AssociationConfig = field(default_factory=AssociationConfig)
     identity: IdentityConfig = field(default_factory=IdentityConfig)
 
@@ -120,6 +126,10 @@ class TrackerConfig:
                 raise ValueError(
                     f"TrackerConfig.{name} must be positive, got {getattr(self, name)}"
                 )
+        if not 0.0 < self.overlap_diameters <= 1.0:
+            raise ValueError(
+                f"TrackerConfig.overlap_diameters must be in (0, 1], got {self.overlap_diameters}"
+            )
         if not 0.0 < self.cushion_restitution <= 1.0:
             raise ValueError(
                 f"TrackerConfig.cushion_restitution must be in (0, 1], "

@@ -23,6 +23,7 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from calibration.io import load_calibration
 from referee.declarations import load_declarations
 from referee.evaluate import evaluate
+from referee.pipeline import PipelineConfig
 from referee.review.session import Review, ReviewOptions
+from tracking.association import AssociationConfig
+from tracking.identity import IdentityConfig
+from tracking.tracker_config import TrackerConfig
 from vision.types import Detections, Frame
 
 _FIELDS = ("xy_px", "xy_mm", "radius_px", "confidence", "class_prob")
@@ -135,12 +140,32 @@ def record(clip: Path, store: Path) -> None:
     print(f"{clip.name}: {len(recorder.frames)} frames recorded in {seconds:.0f} s", flush=True)
 
 
-def replay(clip: Path, store: Path, out: Path) -> dict[str, Any]:
+def tracker_config(settings: list[str]) -> TrackerConfig:
+    """A `TrackerConfig` with ``name=value`` settings (``association.name=value`` and
+    ``identity.name=value`` for the nested tunables) over the defaults."""
+    top: dict[str, Any] = {}
+    nested: dict[str, dict[str, Any]] = {"association": {}, "identity": {}}
+    for setting in settings:
+        name, _, value = setting.partition("=")
+        group, _, leaf = name.rpartition(".")
+        target = nested[group] if group else top
+        target[leaf] = float(value) if "." in value or "e" in value else int(value)
+    return replace(
+        TrackerConfig(),
+        association=replace(AssociationConfig(), **nested["association"]),
+        identity=replace(IdentityConfig(), **nested["identity"]),
+        **top,
+    )
+
+
+def replay(
+    clip: Path, store: Path, out: Path, config: TrackerConfig | None = None
+) -> dict[str, Any]:
     """Replay the stored detections of ``clip`` through the review; returns the scores."""
     fps, times, recorded, full = _load(store / f"{clip.name}.npz")
     calibration = load_calibration(clip / "calibration.json")
     source = _BlankSource(times, calibration.image_size, fps)
-    options = ReviewOptions(out, progress=False)
+    options = ReviewOptions(out, progress=False, config=PipelineConfig(tracker=config))
     review = Review(source, calibration, _declarations(clip), options, _Player(recorded))
     review.execute()
     result = evaluate(clip, out)
@@ -170,6 +195,13 @@ def main() -> int:
     parser.add_argument("clips", nargs="+", type=Path)
     parser.add_argument("--store", type=Path, required=True, help="folder of the .npz files")
     parser.add_argument("--out", type=Path, help="keep the replayed review folders here")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a TrackerConfig tunable for the replay (association.NAME, identity.NAME nested)",
+    )
     args = parser.parse_args()
     if args.mode == "record":
         for clip in args.clips:
@@ -179,7 +211,7 @@ def main() -> int:
     for clip in args.clips:
         with tempfile.TemporaryDirectory() as tmp:
             out = args.out / clip.name if args.out else Path(tmp)
-            row = replay(clip, args.store, out)
+            row = replay(clip, args.store, out, tracker_config(args.set))
         total += int(row["switches"])
         print(
             f"{row['clip']:34} switches {row['switches']:3d}  identity {row['identity']:.3f}  "

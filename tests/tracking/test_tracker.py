@@ -325,3 +325,24 @@ def test_a_ball_rattling_in_the_jaws_and_coming_back_is_not_pocketed() -> None:
     assert all(TrackStatus.POCKETED not in s for s in statuses)
     assert tracks.ball.tolist() == [5]
     assert tracks.status[0] == TrackStatus.ON_TABLE
+
+
+def _one(xy: tuple[float, float], ball: int, prob: float = 0.95) -> Detections:
+    class_prob = np.full((1, NUM_CLASSES), (1.0 - prob) / (NUM_CLASSES - 1), np.float32)
+    class_prob[0, ball] = prob
+    point = np.array([xy], np.float32)
+    return Detections(point, point, np.ones(1, np.float32), np.ones(1, np.float32), class_prob)
+
+
+def test_misnamed_detection_on_a_hidden_ball_stays_with_it() -> None:
+    """A resting ball hidden for a frame, then seen right where it was but read as another
+    number for a few frames (shade, a cue over it): still that ball, and no second track
+    starts on top of it."""
+    tracker = BallTracker(TABLE)
+    for frame in range(30):
+        tracks = tracker.update(_one((800.0, 400.0), 3), frame, frame / 60)
+    tracker.update(Detections.empty(), 30, 30 / 60)
+    for frame in range(31, 36):
+        tracks = tracker.update(_one((801.0, 402.0), 7, 0.99), frame, frame / 60)
+        assert tracks.ball.tolist() == [3]
+        assert tracks.status[0] == TrackStatus.ON_TABLE
