@@ -174,7 +174,8 @@ def _unmade_outcome(
     down = facts.pocketed_balls
     choice = f"{other} chooses to shoot or to hand the table back to {player}"
     if lowest is not None and lowest in down:
-        clause = "I-08" if call is not None and call.ball == lowest else "Déroulement 3"
+        wrong_pocket = call is not None and call.complete and call.ball == lowest
+        clause = "I-08" if wrong_pocket else "Déroulement 3"
         text = f"{player} pocketed the lowest ball, the {lowest}, without announcing it: {choice}"
         reasons.append(Reason("OPTION", clause, text + " (Déroulement 3)."))
         return _option(player, spot, reasons, text)
