@@ -68,8 +68,9 @@ class PipelineConfig:
             spotted 10, a cue ball in hand) sooner but costs time.
         lost_search_every_s: while a moving ball is lost (a blurred break shot, a ball past a
             cushion the prediction missed) or the cue ball is lost (struck, it leaves its
-            search window before its filter sees it move), the whole table is searched this
-            often, seconds.
+            search window before its filter sees it move) or in hand (pocketed or off the
+            table: it comes back where the player puts it), the whole table is searched
+            this often, seconds.
             Lowering it re-acquires such balls sooner at the cost of more full searches; 0
             turns it off.
         lost_ball_speed_mm_s: a lost ball counts as moving above this estimated speed.
@@ -142,6 +143,10 @@ def shot_input(record: Any) -> ShotInput:
     strike_time = getattr(record, "time_strike_s", None)
     if strike_time is None:
         strike_time = next((e.time_s for e in events if e.kind is EventKind.STRIKE), 0.0)
+    # A record that names its lost balls describes exactly them in `uncertain`: they are
+    # passed as they are, and flagged only where their fate would change the call.
+    unaccounted = tuple((int(b), int(f)) for b, f in getattr(record, "unaccounted", ()))
+    uncertain = () if unaccounted else tuple(getattr(record, "uncertain", ()))
     return ShotInput(
         frame_strike=int(record.frame_strike),
         frame_end=int(record.frame_end),
@@ -149,8 +154,9 @@ def shot_input(record: Any) -> ShotInput:
         facts=dict(facts_json),
         confidence=float(getattr(record, "confidence", 1.0)),
         events=events,
-        uncertain=tuple(getattr(record, "uncertain", ())),
+        uncertain=uncertain,
         fact_confidence=dict(getattr(record, "fact_confidence", {})),
+        unaccounted=unaccounted,
     )
 
 
@@ -191,6 +197,15 @@ def _moving_ball_lost(
     return bool(np.any(entering < 0))
 
 
+def _cue_in_hand(tracks: TrackSet) -> bool:
+    """Whether the cue ball is off the bed (pocketed, off the table, or no longer tracked):
+    in hand, it comes back wherever the player puts it, where no search window looks, and
+    the next stroke may follow within a second."""
+    cue = tracks.ball == CUE
+    off = (tracks.status == TrackStatus.POCKETED) | (tracks.status == TrackStatus.OFF_TABLE)
+    return not np.any(cue) or bool(np.any(off & cue))
+
+
 class Pipeline:
     """Detector -> tracker -> events -> shots -> rules, one frame at a time.
 
@@ -224,6 +239,7 @@ class Pipeline:
         self._hint: NDArray[np.float64] | None = None
         self._moving_ball_lost = False
         self._cue_seen_s = -np.inf
+        self._cue_seen_before = True
         self._last_full_search_s = -np.inf
         self.totals_ms = dict.fromkeys(STAGES, 0.0)
         self.frames = 0
@@ -245,7 +261,7 @@ class Pipeline:
         shots = tuple(self.calls.judge(shot_input(r)) for r in records)
         t5 = clock()
         self._hint = tracks.xy_px[_in_play(tracks)]
-        self._moving_ball_lost = _moving_ball_lost(
+        self._moving_ball_lost = _cue_in_hand(tracks) or _moving_ball_lost(
             tracks, self.config.lost_ball_speed_mm_s, self.calibration.table, self._cue_lost(tracks)
         )
         timing = {
@@ -261,10 +277,17 @@ class Pipeline:
 
     def _cue_lost(self, tracks: TrackSet) -> bool:
         """Whether the cue ball has been lost (hidden on the table) for at least
-        ``lost_cue_wait_s``."""
+        ``lost_cue_wait_s``.
+
+        Only a cue ball seen in two frames running counts as found: a single sighting of a
+        lost cue ball is usually a rolling ball caught once in a full search, with no
+        velocity yet, and leaving the searches would lose it again.
+        """
         cue = tracks.ball == CUE
-        if np.any(cue & (tracks.status == TrackStatus.ON_TABLE)) or not np.any(cue):
+        seen = bool(np.any(cue & (tracks.status == TrackStatus.ON_TABLE))) or not np.any(cue)
+        if seen and self._cue_seen_before:
             self._cue_seen_s = tracks.time_s
+        self._cue_seen_before = seen
         wait = self.config.lost_cue_wait_s
         return wait >= 0 and tracks.time_s - self._cue_seen_s >= wait - 1e-9
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.declarations import DeclarationLog, ShotDeclarations, assume_call
-from referee.pipeline_doubt import decision_differs, doubts
+from referee.pipeline_doubt import decision_differs, doubts, lost_ball_doubts
 from referee.rules import (
     GameState,
     Player,
@@ -55,6 +55,9 @@ class ShotInput:
         events: the shot's events.
         uncertain: facts the segmenter is unsure of, in words.
         fact_confidence: 0..1 per fact name (rules.md §4 names), when the segmenter gives it.
+        unaccounted: (ball, frame last seen) of each ball lost from sight while moving and
+            never found, with no removal inferred: the call is flagged only when the ball's
+            fate (a pocket, off the table) would change it.
     """
 
     frame_strike: int
@@ -65,6 +68,7 @@ class ShotInput:
     events: tuple[Event, ...] = ()
     uncertain: tuple[str, ...] = ()
     fact_confidence: dict[str, float] = field(default_factory=dict)
+    unaccounted: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,11 +185,12 @@ class CallStage:
         """Why the call cannot be presented as certain: a weak fact it rests on."""
         below = self.config.review_below_confidence
         weak = {k: v for k, v in shot.fact_confidence.items() if v < below}
+        lost = lost_ball_doubts(step, state, self.config.rules, shot.unaccounted)
         if weak:
-            return doubts(step, state, self.config.rules, weak)
-        if shot.confidence < below:
-            return [f"facts uncertain (confidence {shot.confidence:.2f})"]
-        return []
+            return doubts(step, state, self.config.rules, weak) + lost
+        if shot.confidence < below and not shot.unaccounted:
+            return [f"facts uncertain (confidence {shot.confidence:.2f})", *lost]
+        return lost
 
     @staticmethod
     def _step(declared: ShotDeclarations, facts: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,9 @@ For each fact the camera is unsure of, plausible alternatives are tried (the fac
 flag flipped, a count one off, a ball dropped from a list) and the shot is judged again from
 the same state; if the decision changes, the call rests on that fact and is flagged, with
 what the call would have been. A call that no alternative changes stays certain.
+
+A ball lost from sight while moving and never found (`referee.shots.ShotRecord.unaccounted`)
+is tried the same way: pocketed in each pocket, or off the table.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from calibration.table import Pocket
 from referee.rules import GameState, RulesConfig, RulesInputError, Shot, decide
 
 DECISION_KEYS = ("fouls", "next_shooter", "cue_ball_next", "spot", "option", "rack_winner")
@@ -89,6 +93,53 @@ def doubts(
                 out.append(
                     f"the call rests on an uncertain fact: {name} = {facts.get(name)!r} "
                     f"(confidence {confidence:.2f}); with {other!r} it would be: "
+                    f"{changed.get('summary', '')}"
+                )
+                break
+    return out
+
+
+def _lost_alternatives(ball: int, frame: int, facts: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """(words, facts) for each place a lost ball may have gone: a pocket or off the table."""
+    if ball == 0:
+        yield "pocketed", {**facts, "cue_ball_pocketed": True, "cue_ball_off_table": False}
+        yield "off the table", {**facts, "cue_ball_off_table": True, "cue_ball_pocketed": False}
+        return
+    pocketed = [p for p in facts.get("pocketed") or [] if p.get("ball") != ball]
+    off = [b for b in facts.get("off_table") or [] if b != ball]
+    for pocket in Pocket:
+        entry = {"ball": ball, "pocket": str(pocket), "frame": frame}
+        yield f"pocketed in the {pocket} pocket", {**facts, "pocketed": [*pocketed, entry]}
+    yield "off the table", {**facts, "pocketed": pocketed, "off_table": [*off, ball]}
+
+
+def lost_ball_doubts(
+    step: dict[str, Any],
+    state: GameState,
+    config: RulesConfig,
+    unaccounted: tuple[tuple[int, int], ...],
+) -> list[str]:
+    """Why the call of `step` is not certain because of balls lost from sight, one sentence
+    per lost ball whose fate would change the decision (none for one that would not).
+
+    Args:
+        step: the shot step given to the engine (declarations, shot facts, referee fouls).
+        state: the state before the shot.
+        config: the rules' options.
+        unaccounted: (ball, frame last seen) of each ball lost while moving and never found.
+    """
+    base = _judge(step, state, config) if unaccounted else None
+    if base is None:
+        return []
+    out = []
+    for ball, frame in unaccounted:
+        for words, facts in _lost_alternatives(ball, frame, step["shot"]):
+            changed = _judge({**step, "shot": facts}, state, config)
+            if changed is not None and _decision(changed) != _decision(base):
+                name = "cue ball" if ball == 0 else str(ball)
+                out.append(
+                    f"the {name} was lost from sight while moving (last seen on frame "
+                    f"{frame}) and not seen again; had it been {words}, the call would be: "
                     f"{changed.get('summary', '')}"
                 )
                 break

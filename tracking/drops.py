@@ -13,8 +13,8 @@ from dataclasses import replace
 import numpy as np
 from numpy.typing import NDArray
 
-from tracking import contacts
-from tracking.geometry import nearest_pocket
+from tracking import contacts, jaws
+from tracking.geometry import line_crossing_s, nearest_pocket
 from tracking.history import FloatArray, fit_lines
 from tracking.starts import Path, StartExplainer
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
@@ -29,6 +29,7 @@ class DropExplainer(StartExplainer):
     _seen_xy: FloatArray
     _displaced: NDArray[np.bool_]
     _displaced_at: NDArray[np.int64]
+    _last_time: float | None
 
     def _cushion_event(self, ball: int, cushion: str, t_contact: float) -> Event | None:
         raise NotImplementedError
@@ -48,12 +49,29 @@ class DropExplainer(StartExplainer):
             events += self._hit_into_pocket(int(ball))
             if status == TrackStatus.POCKETED:
                 events += self._last_cushion_before_drop(int(ball)) or self._jaw_rub(int(ball))
-            frame = int(self._seen_frame[ball]) + 1
-            time_s = float(self._seen_time[ball]) + self._dt
+            time_s = self._left_bed_s(int(ball))
             xy = (float(self._seen_xy[ball, 0]), float(self._seen_xy[ball, 1]))
             pocket = str(nearest_pocket(self.table, xy)) if status == TrackStatus.POCKETED else None
-            events.append(Event(frame, time_s, kinds[status], (int(ball),), pocket=pocket))
+            events.append(
+                Event(self._frame_of(time_s), time_s, kinds[status], (int(ball),), pocket=pocket)
+            )
         return events
+
+    def _left_bed_s(self, ball: int) -> float:
+        """When a ball the tracker now calls pocketed or off the table left the bed: where
+        its path from its last sightings crosses a cushion line (a ball drops once its
+        centre is past the bed's edge; the detector often loses it a few frames before, in
+        the dark of the pocket mouth), no sooner than a frame after it was last seen and no
+        later than now."""
+        assert self._last_time is not None
+        seen_s = float(self._seen_time[ball])
+        times, xy = self._until_last_seen(ball, self._fit_frames + 1)
+        t_ref, p, v, n = fit_lines(times, xy[:, [ball]])
+        crossing = seen_s + self._dt
+        if n[0] >= 2:
+            at_seen = p[0] + v[0] * (seen_s - float(t_ref[0]))
+            crossing = max(crossing, seen_s + line_crossing_s(self.table, at_seen, v[0]))
+        return min(crossing, self._last_time)
 
     def _hit_into_pocket(self, ball: int) -> list[Event]:
         """The contact that sent a resting ball (one on a pocket lip) away before it had
@@ -85,11 +103,11 @@ class DropExplainer(StartExplainer):
         return times[keep], xy[keep]
 
     def _jaw_rub(self, ball: int) -> list[Event]:
-        """A corner jaw the dropping ball was pressed against (`contacts.jaw_rub`)."""
+        """A corner jaw the dropping ball was pressed against (`jaws.jaw_rub`)."""
         times, xy = self._until_last_seen(ball, 3 * self._fit_frames)
         xy_seen = (float(self._seen_xy[ball, 0]), float(self._seen_xy[ball, 1]))
         pocket = self.table.pocket_xy_mm(nearest_pocket(self.table, xy_seen))
-        rub = contacts.jaw_rub(self.table, xy[:, ball], pocket)
+        rub = jaws.jaw_rub(self.table, xy[:, ball], pocket)
         if rub is None:
             return []
         event = self._cushion_event(ball, rub[0], float(times[rub[1]]))
@@ -126,7 +144,7 @@ class DropExplainer(StartExplainer):
         reach = self.table.ball_radius_mm + self.config.cushion_tolerance_mm
         velocities = (before[2][0], after[2][0])
         side, fit = contacts.cushion_score(self.table, at, velocities, reach)
-        jaw, jaw_fit = contacts.jaw_score(self._jaw_tips, at, velocities, reach)
+        jaw, jaw_fit = jaws.jaw_score(self._jaw_tips, at, velocities, reach)
         if max(fit, jaw_fit) < self.config.explain_min_cosine:
             return []
         if jaw is not None and jaw_fit > fit:

@@ -2,7 +2,48 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+GRAVITY_MM_S2 = 9810.0
+"""Gravitational acceleration, mm/s²."""
+
+NOSE_HEIGHT_FRACTION = 0.635
+"""Height of the cushion nose above the bed, in ball diameters (WPA equipment
+specifications: 62.5-64.5 % of the ball's height)."""
+
+CUSHION_RESTITUTION = 0.9
+"""Coefficient of restitution of a ball's speed along a cushion's normal (measured rebounds
+of pool balls off cushions: about 0.9 at moderate speeds, less on hard hits)."""
+
+STANDARD_BALL_DIAMETER_MM = 57.15
+"""A pool ball's diameter (2 1/4 in)."""
+
+
+def min_off_table_speed_mm_s(
+    ball_diameter_mm: float = STANDARD_BALL_DIAMETER_MM,
+    restitution: float = CUSHION_RESTITUTION,
+) -> float:
+    """The slowest approach along a cushion's normal that can carry a rolling ball over it.
+
+    To leave the table the ball must rise until its bottom clears the cushion nose, a height
+    h = `NOSE_HEIGHT_FRACTION` diameters: a vertical speed of at least sqrt(2 g h) (0.84 m/s
+    for a pool ball). The cushion hands back ``restitution`` of the normal speed, so at most
+    a share 1 - e² of the normal kinetic energy is left to lift the ball (and the nose,
+    above the ball's centre, pushes it down rather than up): the normal speed must reach
+    sqrt(2 g h / (1 - e²)), 1.94 m/s for a pool ball. Slower, the ball bounced back.
+
+    Args:
+        ball_diameter_mm: the ball's diameter, mm.
+        restitution: the cushion's coefficient of restitution (0..1).
+
+    Returns:
+        The speed, mm/s.
+    """
+    if not 0.0 <= restitution < 1.0:
+        raise ValueError(f"restitution must be in [0, 1), got {restitution}")
+    lift = 2.0 * GRAVITY_MM_S2 * NOSE_HEIGHT_FRACTION * ball_diameter_mm
+    return math.sqrt(lift / (1.0 - restitution**2))
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +103,9 @@ class EventConfig:
         off_table_min_speed_mm_s: a ball lost and never seen again whose path met a cushion
             at least this fast (along the cushion's normal) may have left the table; slower,
             it bounced back and is only hidden (balls leave a table only on hard hits).
-            Raising it infers fewer balls off the table.
+            Raising it infers fewer balls off the table. The default is
+            `min_off_table_speed_mm_s` for a pool ball (the speed that can lift it over the
+            cushion nose); set it from that function for other balls.
         lost_pocket_confidence: the confidence of a ``ball_pocket`` inferred for a ball lost
             heading into a pocket and never seen again (no drop was seen). Below the review
             threshold, a call resting on it is flagged.
@@ -91,6 +134,6 @@ class EventConfig:
     history_s: float = 0.6
     rolling_deceleration_mm_s2: float = 50.0
     lost_found_s: float = 0.05
-    off_table_min_speed_mm_s: float = 2000.0
+    off_table_min_speed_mm_s: float = min_off_table_speed_mm_s()
     lost_pocket_confidence: float = 0.7
     lost_off_table_confidence: float = 0.5

@@ -5,6 +5,8 @@ All positions are ball centres on the ball-centre plane, table mm (design.md §3
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -27,6 +29,32 @@ def outside_distance_mm(table: TableSpec, xy_mm: NDArray[np.float64]) -> NDArray
     )
     result: NDArray[np.float64] = beyond.max(axis=1)
     return result
+
+
+def line_crossing_s(
+    table: TableSpec, xy_mm: NDArray[np.float64], velocity_mm_s: NDArray[np.float64]
+) -> float:
+    """Seconds until a centre moving straight from ``xy_mm`` at ``velocity_mm_s`` first
+    reaches a cushion line (the edge of the bed: past it, over a pocket, a ball drops);
+    0 when it already lies on or beyond one, +inf when it never gets there.
+
+    Args:
+        table: the table.
+        xy_mm: (2,) the centre, table mm.
+        velocity_mm_s: (2,) its velocity, mm/s.
+    """
+    xy = np.asarray(xy_mm, dtype=np.float64).reshape(2)
+    velocity = np.asarray(velocity_mm_s, dtype=np.float64).reshape(2)
+    if float(outside_distance_mm(table, xy)[0]) >= 0.0:
+        return 0.0
+    best = math.inf
+    for axis, extent in ((0, table.length_mm), (1, table.width_mm)):
+        speed = float(velocity[axis])
+        if speed < 0.0:
+            best = min(best, float(xy[axis]) / -speed)
+        elif speed > 0.0:
+            best = min(best, (extent - float(xy[axis])) / speed)
+    return best
 
 
 def segment_point_distance_mm(

@@ -77,7 +77,7 @@ class StartExplainer(LateTouches, HiddenStroke):
 
     def _explain_start(self, ball: int, detected: int, k: int) -> list[Event]:
         """Why a resting ball started moving: a ball that touched it, a strike or nothing."""
-        times, _, xy = self._history.window(detected, detected + k)
+        times, xy = self._start_window(ball, detected, k)
         t_ref, p, v, n = fit_lines(times, xy[:, [ball]])
         anchor = self._anchor[ball]
         speed = float(np.linalg.norm(v[0]))
@@ -139,6 +139,30 @@ class StartExplainer(LateTouches, HiddenStroke):
             return [Event(frame, t_start, EventKind.BALL_BALL, (near, ball), confidence=0.5)]
         event = self._unexplained_start(ball, t_start, speed)
         return [] if event is None else event
+
+    def _start_window(self, ball: int, detected: int, k: int) -> tuple[FloatArray, FloatArray]:
+        """(times (K,) s, xy (K, 11, 2) mm) of the history to fit a start on: ``k`` frames
+        from push ``detected``, or, when those hold one sighting of ``ball`` (a fast ball
+        caught once by a full search and lost again: its start was detected on a later
+        sighting), up to its second sighting if both lie on one straight line from its rest
+        spot (no contact bent the path in between) and the first is already over a diameter
+        from it (nearer, it gives the line no direction)."""
+        times, _, xy = self._history.window(detected, detected + k)
+        if int(np.isfinite(xy[:, ball, 0]).sum()) >= 2:
+            return times, xy
+        all_times, _, all_xy = self._history.window(detected, self._history.count)
+        seen = np.flatnonzero(np.isfinite(all_xy[:, ball, 0]))
+        if len(seen) < 2:
+            return times, xy
+        rest = self._anchor[ball]
+        first, second = all_xy[seen[0], ball] - rest, all_xy[seen[1], ball] - rest
+        reach = float(np.linalg.norm(second))
+        across = abs(float(first[0] * second[1] - first[1] * second[0])) / max(reach, 1e-9)
+        ahead = float(first @ second) / max(reach, 1e-9)
+        straight = across <= self.table.ball_radius_mm and ahead < reach
+        if float(np.linalg.norm(first)) <= self.table.ball_diameter_mm or not straight:
+            return times, xy
+        return all_times[: seen[1] + 1], all_xy[: seen[1] + 1]
 
     def _after_cue_left(self, t_start: float, seen_s: float) -> float:
         """A start set off by an unseen stroke, no earlier than the cue ball's last sighting

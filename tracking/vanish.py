@@ -156,6 +156,7 @@ class VanishWatcher(DropExplainer):
                     (loss.ball,),
                     pocket=where.pocket,
                     confidence=where.confidence,
+                    reason=where.reason,
                 )
             )
         return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from itertools import count
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,7 @@ from calibration.camera import BALL_CENTRE_HEIGHT_MM, CameraModel
 from calibration.io import Calibration
 from calibration.table import TableSpec
 from referee.declarations import parse_declarations
-from referee.pipeline import Pipeline, PipelineConfig, Stages, Tracker
+from referee.pipeline import Pipeline, PipelineConfig, Stages, Tracker, shot_input
 from referee.pipeline_calls import ShotInput
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import Detections, Frame
@@ -218,6 +219,40 @@ def test_a_call_is_flagged_only_when_an_uncertain_fact_could_change_it(
         assert "rests on an uncertain fact" in shot["review_reasons"][0]
 
 
+SCRATCH_FACTS = {**SAFE_FACTS, "cue_ball_pocketed": True}
+
+
+@pytest.mark.parametrize(
+    ("lost", "facts", "flagged"),
+    [
+        (0, SAFE_FACTS, True),  # the cue ball pocketed or off the table: a foul
+        (5, SAFE_FACTS, True),  # the 5 off the table: a foul
+        (0, SCRATCH_FACTS, False),  # seen dropping, then lost: down either way
+    ],
+    ids=["lost-cue-ball", "lost-object-ball", "lost-cue-ball-seen-dropping"],
+)
+def test_a_lost_ball_flags_the_call_only_when_its_fate_could_change_it(
+    lost: int, facts: dict[str, Any], flagged: bool
+) -> None:
+    record = SimpleNamespace(
+        frame_strike=30,
+        frame_end=50,
+        time_strike_s=0.5,
+        facts=facts,
+        confidence=0.5,
+        fact_confidence={"pocketed": 1.0},
+        unaccounted=((lost, 44),),
+        uncertain=(f"the {lost} was lost from sight while moving",),
+    )
+    shot_in = shot_input(record)
+    assert shot_in.unaccounted == ((lost, 44),) and shot_in.uncertain == ()
+    pipeline, _ = _pipeline({6: [ShotInput(1, 6, 1 / 60, BREAK_FACTS)], 50: [shot_in]})
+    shot = [s.to_json() for i in range(51) for s in pipeline.process(_frame(i)).shots][1]
+    assert shot["review"] is flagged, shot["review_reasons"]
+    if flagged:
+        assert "lost from sight while moving (last seen on frame 44)" in shot["review_reasons"][0]
+
+
 def test_a_won_rack_starts_the_next_with_the_other_breaker() -> None:
     ten = {
         "first_object_ball_contacted": 1,
@@ -348,6 +383,63 @@ def test_a_lost_cue_ball_may_be_moving_though_its_filter_says_it_rests(
     )
     config = PipelineConfig(
         full_search_every_frames=1000, lost_search_every_s=0.05, lost_cue_wait_s=wait_s
+    )
+    pipeline = Pipeline(_calibration(), config, detector, None, stages)
+    for index in range(16):
+        pipeline.process(_frame(index))
+    assert [i for i, hint in enumerate(detector.hints) if hint is None] == expected
+
+
+class CueScriptTracker:
+    """The 3 rests; the cue ball's status each frame comes from ``script`` (None: the
+    tracker no longer lists it, as after a scratch)."""
+
+    def __init__(self, script: dict[int, TrackStatus | None]) -> None:
+        self.script = script
+
+    def update(self, detections: Detections, frame: int, time_s: float) -> TrackSet:
+        cue = self.script.get(frame, TrackStatus.ON_TABLE)
+        balls = [3] if cue is None else [0, 3]
+        status = [TrackStatus.ON_TABLE] if cue is None else [cue, TrackStatus.ON_TABLE]
+        xy = np.array([[635.0, 635.0], [1905.0, 300.0]])[-len(balls) :]
+        return TrackSet(
+            frame,
+            time_s,
+            np.array(balls),
+            xy,
+            np.zeros((len(balls), 2)),
+            np.array([[100.0, 90.0], [200.0, 60.0]])[-len(balls) :],
+            np.array(status, dtype=object),
+        )
+
+
+_HIDDEN, _SEEN = TrackStatus.OCCLUDED, TrackStatus.ON_TABLE
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        ({2: TrackStatus.POCKETED, **dict.fromkeys(range(3, 16))}, [0, 3, 6, 9, 12, 15]),
+        # Put down on frame 8: the searches stop once it is tracked again.
+        ({2: TrackStatus.POCKETED, **dict.fromkeys(range(3, 8))}, [0, 3, 6]),
+        # Lost from frame 2; one sighting at frame 8 does not restart the 0.1 s wait.
+        ({**dict.fromkeys(range(2, 16), _HIDDEN), 8: _SEEN}, [0, 8, 11, 14]),
+        # Seen two frames running, it is found: the 0.1 s wait starts again from frame 8.
+        ({**dict.fromkeys(range(2, 16), _HIDDEN), 7: _SEEN, 8: _SEEN}, [0, 15]),
+    ],
+    ids=["in-hand", "in-hand-then-put-down", "seen-once", "seen-twice"],
+)
+def test_a_cue_ball_in_hand_or_seen_once_keeps_the_full_searches_going(
+    script: dict[int, TrackStatus | None], expected: list[int]
+) -> None:
+    # In hand the cue ball comes back wherever the player puts it, where no window looks;
+    # a single sighting of a lost one is usually a rolling ball caught once.
+    detector = FakeDetector()
+    stages = Stages(
+        tracker=CueScriptTracker(script), events=ScriptedEvents({}), segmenter=ScriptedShots({})
+    )
+    config = PipelineConfig(
+        full_search_every_frames=1000, lost_search_every_s=0.05, lost_cue_wait_s=0.1
     )
     pipeline = Pipeline(_calibration(), config, detector, None, stages)
     for index in range(16):

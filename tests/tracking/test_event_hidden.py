@@ -69,3 +69,25 @@ def test_unseen_stroke_into_a_frozen_pair_hits_the_near_ball() -> None:
     run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=(hidden,)), seed=5)
     facts = facts_from_events(run.events, [1, 2], is_break=False)
     assert facts["first_object_ball_contacted"] == 1, run.events
+
+
+def test_ball_inferred_pocketed_after_it_was_lost_says_why() -> None:
+    """The 4, lost rolling toward the foot-left pocket and never seen again, is reported
+    pocketed with the inference in words (events.jsonl ``reason``), and below certainty."""
+    four = np.array([TABLE.length_mm - 600.0, 500.0])
+    unit = (np.array([TABLE.length_mm, 0.0]) - four) / np.linalg.norm(
+        np.array([TABLE.length_mm, 0.0]) - four
+    )
+    cue = four - 300.0 * unit
+    positions = {0: (float(cue[0]), float(cue[1])), 4: (float(four[0]), float(four[1]))}
+    truth = simulate(positions, [(0.2, 0, (float(2500.0 * unit[0]), float(2500.0 * unit[1])))], 4.0)
+    start = next(e.time_s for e in truth.events if e.kind == EventKind.BALL_BALL)
+    run = run_tracking(
+        truth, Noise(position_std_mm=1.0, occlusions=((4, start + 0.1, 10.0),)), seed=6
+    )
+    drop = next(e for e in run.events if e.kind == EventKind.BALL_POCKET)
+    assert drop.balls == (4,) and drop.confidence < 1.0
+    assert drop.reason is not None and "heading into the foot_left pocket" in drop.reason
+    assert drop.to_json()["reason"] == drop.reason
+    seen = [e for e in truth.events if e.kind == EventKind.BALL_POCKET]
+    assert all(e.reason is None for e in seen)

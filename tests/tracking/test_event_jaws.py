@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.tracking.builders import TABLE, Noise, run_tracking, simulate
-from tracking.contacts import jaw_rub
+from tracking.jaws import jaw_rub
 from tracking.types import EventKind
 
 RADIUS = TABLE.ball_radius_mm

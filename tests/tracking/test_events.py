@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
 from referee.shots import facts_from_events
 from tests.tracking.builders import TABLE, Noise, Truth, run_tracking, simulate
 from tracking.event_config import EventConfig
-from tracking.types import Event, EventKind
+from tracking.events import EventDetector
+from tracking.types import Event, EventKind, TrackSet, TrackStatus
 
 DIAMETER = TABLE.ball_diameter_mm
 
@@ -204,3 +207,50 @@ def test_cue_ball_stopped_dead_on_a_near_ball_still_opens_a_shot(gap_mm: float) 
     run = run_tracking(truth, Noise(position_std_mm=1.0), seed=6)
     kinds = [(e.kind, e.balls) for e in run.events]
     assert kinds[:2] == [(EventKind.STRIKE, (0,)), (EventKind.BALL_BALL, (0, 4))], kinds
+
+
+def _rolling_into_side_pocket(lost_at_mm: float, fps: float) -> tuple[list[TrackSet], float]:
+    """TrackSets of the 6 rolling straight into the side-left pocket at 1 m/s, seen until its
+    centre is ``lost_at_mm`` from the cushion line, then hidden until the tracker calls it
+    pocketed (its centre 150 mm past the line); and when the centre crossed the line, s."""
+    speed, start = 1000.0, 400.0
+    crossing_s = 0.5 + start / speed
+    out = []
+    for frame in range(round(2.0 * fps)):
+        time_s = frame / fps
+        y = start - speed * max(time_s - 0.5, 0.0)
+        status = TrackStatus.ON_TABLE if y > lost_at_mm else TrackStatus.OCCLUDED
+        if y < -150.0:
+            status = TrackStatus.POCKETED
+        seen_y = max(y, lost_at_mm)
+        out.append(
+            TrackSet(
+                frame,
+                time_s,
+                np.array([0, 6]),
+                np.array([[500.0, 700.0], [TABLE.length_mm / 2.0, seen_y]]),
+                np.zeros((2, 2)),
+                np.full((2, 2), np.nan),
+                np.array([TrackStatus.ON_TABLE, status], dtype=object),
+            )
+        )
+        if status == TrackStatus.POCKETED:
+            break
+    return out, crossing_s
+
+
+@pytest.mark.parametrize("fps", [30.0, 60.0], ids=["30fps", "60fps"])
+@pytest.mark.parametrize("lost_at_mm", [100.0, 40.0, -5.0], ids=["far", "near", "past-line"])
+def test_a_drop_is_timed_where_the_path_leaves_the_bed(lost_at_mm: float, fps: float) -> None:
+    """The detector loses a ball in the dark of the pocket mouth a few frames before it
+    drops: the drop is put where its path crosses the cushion line (the bed's edge), within
+    a frame, not at its last sighting; one seen past the line dropped after that sighting."""
+    tracksets, crossing_s = _rolling_into_side_pocket(lost_at_mm, fps)
+    detector = EventDetector(TABLE)
+    events = [e for ts in tracksets for e in detector.update(ts)]
+    drop = next(e for e in events if e.kind == EventKind.BALL_POCKET)
+    assert drop.balls == (6,) and drop.pocket == "side_left"
+    last_seen_s = max(ts.time_s for ts in tracksets if ts.status[1] == TrackStatus.ON_TABLE)
+    expected = max(crossing_s, last_seen_s + 1.0 / fps)
+    assert drop.time_s == pytest.approx(expected, abs=1.0 / fps)
+    assert drop.frame == math.ceil(drop.time_s * fps - 1e-6)

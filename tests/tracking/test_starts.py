@@ -10,10 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.tracking.builders import TABLE
+from tests.tracking.builders import TABLE, Truth, simulate
 from tracking.event_config import EventConfig
 from tracking.events import EventDetector
 from tracking.starts import _roll_time
+from tracking.types import EventKind, TrackSet, TrackStatus
 
 CONFIG = EventConfig()
 
@@ -75,3 +76,43 @@ def test_a_fresh_starter_meets_first_the_ball_in_its_way(
     direction = np.array(SECOND_ROW) - origin
     line = (origin, direction / np.linalg.norm(direction))
     assert detector._first_on_line(0, 10, line, 2) == first
+
+
+def _tracksets_seen(truth: Truth, hidden: dict[int, set[int]]) -> list[TrackSet]:
+    """TrackSets of ``truth`` as a tracker reports them: every ball on the table, those hidden
+    on a frame (``hidden[ball]``: frame numbers) occluded where they were last seen."""
+    last = truth.xy_mm[0].copy()
+    out = []
+    for frame, time_s in enumerate(truth.time_s):
+        balls = np.flatnonzero(np.isfinite(truth.xy_mm[frame, :, 0]))
+        seen = np.array([frame not in hidden.get(int(b), set()) for b in balls])
+        last[balls[seen]] = truth.xy_mm[frame, balls[seen]]
+        status = np.where(seen, TrackStatus.ON_TABLE, TrackStatus.OCCLUDED).astype(object)
+        out.append(
+            TrackSet(
+                frame,
+                float(time_s),
+                balls.astype(np.int64),
+                last[balls].copy(),
+                np.zeros((len(balls), 2)),
+                np.full((len(balls), 2), np.nan),
+                status,
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize("first_seen", [20, 28], ids=["caught-early", "caught-late"])
+def test_a_struck_cue_ball_caught_once_then_lost_is_struck_from_its_rest_spot(
+    first_seen: int,
+) -> None:
+    """The cue ball leaves its spot at 2 m/s at 0.2 s, is lost at once (smeared), caught in
+    one frame by a full search, lost again, and followed from frame 40 on: the strike is
+    put where its straight path leaves the rest spot, not at the later sightings."""
+    truth = simulate({0: (300.0, 560.0), 5: (1900.0, 300.0)}, [(0.2, 0, (2000.0, 0.0))], 1.2)
+    lost = set(range(13, 40)) - {first_seen}
+    detector = EventDetector(TABLE)
+    events = [e for ts in _tracksets_seen(truth, {0: lost}) for e in detector.update(ts)]
+    strikes = [e for e in events if e.kind == EventKind.STRIKE]
+    assert len(strikes) == 1, events
+    assert strikes[0].time_s == pytest.approx(0.2, abs=1.5 / truth.fps)

@@ -1,0 +1,175 @@
+"""Velocity changes of moving balls: the part of `EventDetector` that finds kinks in the
+paths and explains each by a ball, a cushion or a pocket jaw.
+
+A moving ball whose velocity, fitted over ``fit_window_s`` before and after a frame, changes
+by more than noise allows (a peak over three analysis frames) met something: another ball
+(change along the line of centres, and that ball changed too), a cushion (centre within a
+radius of its line, change along its normal) or a jaw tip. `KinkExplainer` is a mixin:
+`tracking.events.EventDetector` holds the state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tracking import contacts, jaws
+from tracking.history import FloatArray, fit_lines
+from tracking.starts import Path
+from tracking.types import Event, EventKind
+from tracking.vanish import VanishWatcher
+
+
+@dataclass(slots=True)
+class Kink:
+    """Velocity change of every ball at one analysis frame."""
+
+    change: FloatArray
+    threshold: FloatArray
+    before: tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]]
+    after: tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]]
+
+
+class KinkExplainer(VanishWatcher):
+    """Kinks for `EventDetector` (which defines the state used here)."""
+
+    _kinks: list[Kink]
+    _approach_velocity: FloatArray
+    _last_cushion: dict[tuple[int, str], float]
+
+    def _near_rail(self, xy_mm: FloatArray) -> NDArray[np.bool_]:
+        """(B,) centres within reach of a cushion line (a radius plus twice the tolerance)."""
+        reach = self.table.ball_radius_mm + 2.0 * self.config.cushion_tolerance_mm
+        x, y = xy_mm[:, 0], xy_mm[:, 1]
+        gap = np.minimum(
+            np.minimum(x, self.table.length_mm - x), np.minimum(y, self.table.width_mm - y)
+        )
+        result: NDArray[np.bool_] = gap <= reach
+        return result
+
+    def _analyse_kinks(self) -> list[Event]:
+        k = self._fit_frames
+        m = self._history.count - k
+        if m - k < 0 or not (self._moving & self._alive).any():
+            self._kinks = []
+            return []
+        t_b, _, xy_b = self._history.window(m - k, m)
+        t_a, _, xy_a = self._history.window(m, m + k)
+        before, after = fit_lines(t_b, xy_b), fit_lines(t_a, xy_a)
+        change = np.linalg.norm(after[2] - before[2], axis=1)
+        speed = np.maximum(np.linalg.norm(after[2], axis=1), np.linalg.norm(before[2], axis=1))
+        config = self.config
+        noise = config.kink_noise_sigmas * self._kink_noise_mm_s(k)
+        threshold = config.kink_min_speed_change_mm_s + config.kink_relative_speed_change * speed
+        threshold = threshold + noise
+        # Near a rail the geometry itself vouches for a bounce: accept softer ones there.
+        threshold = np.where(self._near_rail(before[1]), 0.5 * threshold, threshold)
+        usable = (before[3] >= k - 1) & (after[3] >= k - 1) & self._alive
+        self._approach_velocity = np.where(usable[:, None], before[2], self._approach_velocity)
+        change = np.where(usable, change, 0.0)
+        self._kinks = [*self._kinks[-2:], Kink(change, threshold, before, after)]
+        if len(self._kinks) < 3:
+            return []
+        previous, middle, latest = self._kinks
+        peak = (middle.change > middle.threshold) & (middle.change >= previous.change)
+        peak &= middle.change > latest.change
+        events = []
+        for ball in np.flatnonzero(peak):
+            event = self._explain_kink(int(ball), middle)
+            bounce = self._left_rest_into_cushion(int(ball), middle)
+            events += [e for e in (event, bounce) if e is not None]
+        return events
+
+    def _left_rest_into_cushion(self, ball: int, kink: Kink) -> Event | None:
+        """A cushion met straight after a start from rest, before the ball was seen moving
+        (`contacts.departure_cushion`): a ball beside a rail struck into it."""
+        started = self._start_count.get(ball)
+        rest = self._anchor_before[ball]
+        recent = started is not None and self._history.count - started <= 3 * self._fit_frames
+        before_v, after_v = kink.before[2][ball], kink.after[2][ball]
+        if not recent or not np.isfinite(rest[0]):
+            return None
+        if np.linalg.norm(before_v) > 0.5 * np.linalg.norm(after_v):
+            return None  # already on its way before this change
+        after: Path = (float(kink.after[0][ball]), kink.after[1][ball], after_v)
+        found = contacts.departure_cushion(
+            self.table, rest, after, float(kink.before[0][ball]), self.table.ball_radius_mm
+        )
+        if found is None:
+            return None
+        xy = after[1] + after[2] * (found[1] - after[0])
+        return self._cushion_event(ball, str(self.table.nearest_cushion(*xy)), found[1])
+
+    def _explain_kink(self, ball: int, kink: Kink) -> Event | None:
+        before: Path = (float(kink.before[0][ball]), kink.before[1][ball], kink.before[2][ball])
+        after: Path = (float(kink.after[0][ball]), kink.after[1][ball], kink.after[2][ball])
+        t_kink = contacts.line_intersection_time(before, after)
+        if t_kink is None:
+            return None
+        t_kink = min(max(t_kink, before[0]), after[0])
+        xy = before[1] + before[2] * (t_kink - before[0])
+        radius = self.table.ball_radius_mm
+        side, cushion_fit = contacts.cushion_score(
+            self.table, xy, (before[2], after[2]), radius + self.config.cushion_tolerance_mm
+        )
+        t_ref, p, v, n = kink.before
+        others = np.where((n >= 2)[:, None], p + v * (t_kink - t_ref)[:, None], np.nan)
+        others[ball] = np.nan
+        others[~self._alive] = np.nan
+        reach = self.table.ball_diameter_mm + self.config.ball_contact_tolerance_mm
+        other, ball_fit = contacts.ball_score(xy, after[2] - before[2], others, reach)
+        jaw, jaw_fit = jaws.jaw_score(
+            self._jaw_tips, xy, (before[2], after[2]), radius + self.config.cushion_tolerance_mm
+        )
+        if max(cushion_fit, ball_fit, jaw_fit) < self.config.explain_min_cosine:
+            return None
+        if jaw is not None and jaw_fit > max(cushion_fit, ball_fit):
+            return self._cushion_event(ball, jaw, t_kink)
+        if ball_fit >= cushion_fit:
+            if not self._changed_too(other):
+                return None
+            return self._ball_contact(ball, other, (before, t_kink), kink)
+        return self._cushion_contact(ball, side, before, t_kink)
+
+    def _changed_too(self, other: int) -> bool:
+        """Whether ``other`` also changed velocity (or started) around the analysis frame; a
+        resting ball seen displaced once and then lost (sent off the table, or hidden at
+        once) counts."""
+        if self._displaced[other] or any(b == other for b, _ in self._pending_starts):
+            return True
+        return any(k.change[other] >= 0.5 * k.threshold[other] for k in self._kinks)
+
+    def _ball_contact(
+        self, ball: int, other: int, before_at: tuple[Path, float], kink: Kink
+    ) -> Event | None:
+        before, t_kink = before_at
+        t_ref, p, v, _ = kink.before
+        other_path: Path = (float(t_ref[other]), p[other], v[other])
+        touch = contacts.touch_time(before, other_path, self.table.ball_diameter_mm)
+        near = touch is not None and abs(touch - t_kink) <= 2.0 * self._dt
+        t_contact = touch if near and touch is not None else t_kink
+        if not self._remember(frozenset((ball, other)), t_contact):
+            return None
+        faster = np.linalg.norm(before[2]) >= np.linalg.norm(other_path[2])
+        balls = (ball, other) if faster else (other, ball)
+        return Event(
+            self._frame_of(t_contact), t_contact, EventKind.BALL_BALL, balls, confidence=0.9
+        )
+
+    def _cushion_contact(self, ball: int, side: int, before: Path, t_kink: float) -> Event | None:
+        reach = contacts.cushion_reach_time(self.table, before, side, self.table.ball_radius_mm)
+        t_contact = reach if reach is not None and abs(reach - t_kink) <= 2 * self._dt else t_kink
+        xy = before[1] + before[2] * (t_contact - before[0])
+        cushion = self.table.nearest_cushion(float(xy[0]), float(xy[1]))
+        return self._cushion_event(ball, str(cushion), t_contact)
+
+    def _cushion_event(self, ball: int, cushion: str, t_contact: float) -> Event | None:
+        """A cushion contact, unless the same ball touched the same cushion just before."""
+        merge_s = max(3.0 * self._dt, 2.0 * self.config.fit_window_s)
+        if t_contact - self._last_cushion.get((ball, cushion), -np.inf) <= merge_s:
+            return None
+        self._last_cushion[(ball, cushion)] = t_contact
+        frame = self._frame_of(t_contact)
+        return Event(frame, t_contact, EventKind.BALL_CUSHION, (ball,), cushion=cushion)
