@@ -65,8 +65,10 @@ def test_detection_on_the_labelled_overhead_test_split() -> None:
     # Measured 2026-11-30: recall 0.584, precision 0.544 (was 0.59 / 0.52: cushion ghosts
     # gone). Small, blurred balls in tight racks and clusters merge into blobs, and the
     # cloth model does not follow the lamps' falloff; see the issue 4 report.
+    # With crowded blobs explained ball by ball (vision/separate.py): recall 0.617,
+    # precision 0.922 (the same commit's base: 0.586 / 0.545).
     assert recall >= 0.5
-    assert precision >= 0.5
+    assert precision >= 0.8
 
 
 @pytest.mark.parametrize(
