@@ -19,6 +19,10 @@ from tracking.history import FloatArray, fit_lines
 from tracking.starts import Path, StartExplainer
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 
+_CROSSING_HORIZON_S = 0.2
+"""A drop is put at most this long after the ball's last sighting: lost further from the
+bed's edge, its path may have bent (a jaw, a cushion) before it dropped."""
+
 
 class DropExplainer(StartExplainer):
     """Drops and what led to them, for `EventDetector` (which defines the state used here)."""
@@ -59,18 +63,22 @@ class DropExplainer(StartExplainer):
 
     def _left_bed_s(self, ball: int) -> float:
         """When a ball the tracker now calls pocketed or off the table left the bed: where
-        its path from its last sightings crosses a cushion line (a ball drops once its
-        centre is past the bed's edge; the detector often loses it a few frames before, in
-        the dark of the pocket mouth), no sooner than a frame after it was last seen and no
-        later than now."""
+        its path from its last sightings since it started crosses a cushion line (a ball
+        drops once its centre is past the bed's edge; the detector often loses it a few
+        frames before, in the dark of the pocket mouth), no sooner than a frame after it was
+        last seen, no later than now, and within `_CROSSING_HORIZON_S` of that sighting;
+        a frame after it was last seen when its path since the start is unknown or slow."""
         assert self._last_time is not None
         seen_s = float(self._seen_time[ball])
-        times, xy = self._until_last_seen(ball, self._fit_frames + 1)
-        t_ref, p, v, n = fit_lines(times, xy[:, [ball]])
+        count = self._history.count
+        times, frame, xy = self._history.window(self._start_count.get(ball, 0), count)
+        keep = np.flatnonzero(frame <= self._seen_frame[ball])[-(self._fit_frames + 1) :]
+        t_ref, p, v, n = fit_lines(times[keep], xy[keep][:, [ball]])
         crossing = seen_s + self._dt
-        if n[0] >= 2:
+        if n[0] >= 2 and float(np.linalg.norm(v[0])) >= self.config.start_min_speed_mm_s:
             at_seen = p[0] + v[0] * (seen_s - float(t_ref[0]))
-            crossing = max(crossing, seen_s + line_crossing_s(self.table, at_seen, v[0]))
+            ahead = min(line_crossing_s(self.table, at_seen, v[0]), _CROSSING_HORIZON_S)
+            crossing = max(crossing, seen_s + ahead)
         return min(crossing, self._last_time)
 
     def _hit_into_pocket(self, ball: int) -> list[Event]:
