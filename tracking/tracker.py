@@ -85,12 +85,16 @@ class BallTracker:
         usable = np.all(np.isfinite(detections.xy_mm), axis=1)
         dets = detections[usable] if not usable.all() else detections
         self._predict(dt_s)
-        tracks, cols = self._associate(dets, dt_s)
+        tracks, cols = self._refuse_crowded_jumps(*self._associate(dets, dt_s), dets)
         self._correct(tracks, (dets.xy_mm[cols], dets.xy_px[cols]), time_s)
         missing = self._state.alive.copy()
         missing[tracks] = False
         unassigned = np.ones(len(dets), bool)
         unassigned[cols] = False
+        if unassigned.any() and len(cols):
+            # A second detection on top of one taken is the same ball seen twice.
+            z = dets.xy_mm[cols].astype(np.float64)
+            unassigned &= ~occupied(z, np.zeros(len(z)), dets.xy_mm, self._overlap_mm())
         taken = (tracks, cols)
         start_pending(
             self._state,
@@ -302,6 +306,26 @@ class BallTracker:
         missing[tracks] = False
         unassigned[cols] = False
         return tracks, cols
+
+    def _refuse_crowded_jumps(
+        self, tracks: NDArray[np.int64], cols: NDArray[np.int64], dets: Detections
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Drop the pairs in which a track jumped (further than the overlap distance from
+        its prediction) to a detection on top of another track's steady one: two centres
+        that near are one ball seen twice (a smear split in two), and it is the steady
+        track's."""
+        if len(tracks) < 2:
+            return tracks, cols
+        z = dets.xy_mm[cols].astype(np.float64)
+        offset = z - self._state.mean[tracks, :2]
+        within = self._overlap_mm()
+        jumped = np.einsum("ni,ni->n", offset, offset) > within * within
+        if not jumped.any() or jumped.all():
+            return tracks, cols
+        crowded = occupied(z[~jumped], np.zeros(int((~jumped).sum())), z[jumped], within)
+        keep = np.ones(len(tracks), bool)
+        keep[np.flatnonzero(jumped)[crowded]] = False
+        return tracks[keep], cols[keep]
 
     def _occupied(self, dets: Detections) -> NDArray[np.bool_]:
         """(D,) detections on a ball a track in play knows: they start no other ball."""

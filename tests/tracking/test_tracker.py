@@ -346,3 +346,27 @@ def test_misnamed_detection_on_a_hidden_ball_stays_with_it() -> None:
         tracks = tracker.update(_one((801.0, 402.0), 7, 0.99), frame, frame / 60)
         assert tracks.ball.tolist() == [3]
         assert tracks.status[0] == TrackStatus.ON_TABLE
+
+
+def test_lost_ball_does_not_jump_onto_a_split_of_a_seen_one() -> None:
+    """A rolling ball hidden for a moment must not take a second detection lying on top of
+    another ball's steady one (a smeared cue ball split in two, one half misread as the
+    lost number): two centres that near are one ball."""
+    tracker = BallTracker(TABLE)
+    for frame in range(20):
+        t = frame / 60
+        dets = _one((1000.0, 700.0), 0)
+        rolling = _one((1200.0 + 1200.0 * t, 400.0), 5)
+        tracker.update(_concat(dets, rolling), frame, t)
+    tracker.update(_one((1000.0, 700.0), 0), 20, 20 / 60)
+    split = _concat(_one((1000.0, 700.0), 0), _one((1030.0, 700.0), 5, 0.99))
+    tracks = tracker.update(split, 21, 21 / 60)
+    five = int(np.flatnonzero(tracks.ball == 5)[0])
+    assert tracks.status[five] == TrackStatus.OCCLUDED
+    assert tracks.xy_mm[five, 0] > 1400.0
+
+
+def _concat(a: Detections, b: Detections) -> Detections:
+    return Detections(
+        *(np.concatenate([getattr(a, name), getattr(b, name)]) for name in Detections.__slots__)
+    )
