@@ -20,12 +20,16 @@ from numpy.typing import NDArray
 from calibration.camera import BALL_CENTRE_HEIGHT_MM, CameraModel
 from calibration.io import Calibration
 from calibration.table import TableSpec
+from vision.shading import brightest_channel
 
 Box = tuple[int, int, int, int]
 """(u0, v0, u1, v1) pixel box, end exclusive."""
 
 _RADIUS_GRID_PX = 16
 _CLOTH_CELL_PX = 8
+_BAND_RADII = 4.0
+"""Width of the band along the cushions where an angled camera sees cushion faces and pocket
+jaws, in ball radii (about two diameters)."""
 
 
 def surface_outline_mm(table: TableSpec, margin_mm: float) -> NDArray[np.float64]:
@@ -34,6 +38,29 @@ def surface_outline_mm(table: TableSpec, margin_mm: float) -> NDArray[np.float64
     length, width = table.length_mm + margin_mm, table.width_mm + margin_mm
     low = -margin_mm
     cut = table.corner_mouth_mm / math.sqrt(2.0)
+    return np.array(
+        [
+            (low + cut, low),
+            (length - cut, low),
+            (length, low + cut),
+            (length, width - cut),
+            (length - cut, width),
+            (low + cut, width),
+            (low, width - cut),
+            (low, low + cut),
+        ],
+        dtype=np.float64,
+    )
+
+
+def centre_outline_mm(table: TableSpec, inset_mm: float, shelf_mm: float) -> NDArray[np.float64]:
+    """(8, 2) octagon where a ball's centre may lie, table mm: the rectangle `inset_mm` inside
+    the cushion noses, its corners cut `shelf_mm` behind the corner pockets' jaw lines (a ball
+    hanging on a corner pocket's lip rests on the shelf between the jaws, its centre past the
+    jaw line, until its centre passes the hole's rim)."""
+    jaw = table.corner_mouth_mm / math.sqrt(2.0) - math.sqrt(2.0) * shelf_mm
+    cut = max(jaw - 2.0 * inset_mm, 0.0)
+    low, length, width = inset_mm, table.length_mm - inset_mm, table.width_mm - inset_mm
     return np.array(
         [
             (low + cut, low),
@@ -67,9 +94,12 @@ class TableView:
             ball-centre height, grown by a margin so balls frozen to a cushion are whole).
         centre_valid: (H, W) uint8 mask, 1 where a ball's centre may lie (the surface at the
             ball-centre height, shrunk by half a ball radius: a centre is a radius from the
-            cushion noses, and pocket holes and cushion faces are left out).
+            cushion noses, and pocket holes and cushion faces are left out; in a corner
+            pocket's mouth it reaches three quarters of a radius past the jaw line, where a
+            ball hangs on the lip).
         edge_band: (H, W) uint8 mask, 1 on the valid region within about two ball diameters
-            of the cushions, where an angled camera sees cushion faces and pocket jaws.
+            of the cushions, where an angled camera sees cushion faces and pocket jaws (in an
+            uncalibrated view, as far inside the region's border).
         radius_px: (H, W) float32 apparent ball radius at each pixel, pixels.
         camera: the camera, or None for an uncalibrated view (no table positions).
         separation: (H, W) float32 shortest image distance between the centres of two
@@ -94,7 +124,8 @@ class TableView:
         outline = _outline_px(camera, surface_outline_mm(table, margin_mm))
         cv2.fillPoly(valid, [outline], 1)
         centre_valid = np.zeros((height, width), np.uint8)
-        inner = _outline_px(camera, surface_outline_mm(table, -0.5 * table.ball_radius_mm))
+        radius_mm = table.ball_radius_mm
+        inner = _outline_px(camera, centre_outline_mm(table, 0.5 * radius_mm, 0.75 * radius_mm))
         cv2.fillPoly(centre_valid, [inner], 1)
         us = np.arange(0, width + _RADIUS_GRID_PX, _RADIUS_GRID_PX, dtype=np.float64)
         vs = np.arange(0, height + _RADIUS_GRID_PX, _RADIUS_GRID_PX, dtype=np.float64)
@@ -106,9 +137,8 @@ class TableView:
         radius = _upsample(coarse.reshape(len(vs), len(us)), (height, width))
         separation_map = _upsample(separation.reshape(len(vs), len(us)), (height, width))
         core = np.zeros((height, width), np.uint8)
-        cv2.fillPoly(
-            core, [_outline_px(camera, surface_outline_mm(table, -4.0 * table.ball_radius_mm))], 1
-        )
+        inset_mm = -_BAND_RADII * table.ball_radius_mm
+        cv2.fillPoly(core, [_outline_px(camera, surface_outline_mm(table, inset_mm))], 1)
         band = valid & (1 - core)
         return cls(valid, centre_valid, radius, camera, band, separation_map)
 
@@ -121,8 +151,11 @@ class TableView:
         radius = np.full(mask.shape, float(radius_px), np.float32)
         reach = max(1, round(radius_px * 0.5))
         centre_valid = cv2.erode(mask, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
-        # Without a camera nothing says where cushion faces are: no static band.
-        band = np.zeros_like(mask)
+        # Without a camera, the region's own border stands for the cushions: a region found
+        # by colour takes in cushion tops and faces of the cloth's colour.
+        band_reach = max(1, round(radius_px * _BAND_RADII))
+        core = np.asarray(cv2.erode(mask, np.ones((2 * band_reach + 1,) * 2, np.uint8)))
+        band = ((mask > 0) & (core == 0)).astype(np.uint8)
         separation = np.full(mask.shape, 2.0, np.float32)
         return cls(mask, np.asarray(centre_valid, np.uint8), radius, None, band, separation)
 
@@ -229,18 +262,22 @@ class ClothModel:
     Attributes:
         bgr: (H, W, 3) float32 expected BGR cloth colour.
         noise: robust spread (1.4826 MAD) of cloth pixels' distance from it.
+        channel: the BGR channel in which the cloth is brightest (derived): balls of the
+            cloth's hue differ from it most there (`vision.shading`).
     """
 
     bgr: NDArray[np.float32]
     noise: float
     unit: NDArray[np.float32] = field(init=False, repr=False)
     norm: NDArray[np.float32] = field(init=False, repr=False)
+    channel: int = field(init=False)
 
     def __post_init__(self) -> None:
         squared = np.einsum("hwc,hwc->hw", self.bgr, self.bgr)
         norm = np.sqrt(np.maximum(squared, 1.0)).astype(np.float32)
         object.__setattr__(self, "norm", norm)
         object.__setattr__(self, "unit", (self.bgr / norm[..., None]).astype(np.float32))
+        object.__setattr__(self, "channel", brightest_channel(self.bgr))
 
     @classmethod
     def learn(cls, image: NDArray[np.uint8], view: TableView, dark_ratio: float) -> ClothModel:
