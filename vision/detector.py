@@ -46,6 +46,7 @@ from vision.memory import (
     window_boxes,
 )
 from vision.mosaic import Box, Mosaic, merge_boxes, pack
+from vision.smear import colours_at
 from vision.types import NUM_CLASSES, Detections, Frame
 
 
@@ -238,7 +239,10 @@ class BallDetector:
         if self._gains is None:
             # White balance from every ball at once, kept until the next full search.
             self._gains = white_balance_gains(np.concatenate(pixels, axis=0))
-        features = self.identifier.features(pixels, self._gains)
+        # Radii and the cloth under each ball let the identifier tell streaks (their colour
+        # mixed with the cloth's) from round balls.
+        cloth = colours_at(self.cloth.bgr, xy) if self.cloth is not None else None
+        features = self.identifier.features(pixels, self._gains, self._radius_at(xy), cloth)
         return self._entries(frame, xy, confidence, features)
 
     def _entries(

@@ -11,18 +11,43 @@ frame's probabilities consistent (Sinkhorn balancing, then the Hungarian assignm
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import linear_sum_assignment
 
+from vision.adapt import PaletteVote
+from vision.assignment import assign_identities as assign_identities
+from vision.assignment import assignment_cost
+from vision.assignment import exclusive_probabilities as exclusive_probabilities
+from vision.balance import segment_quantile
+from vision.balance import white_balance_gains as white_balance_gains
 from vision.palette import STRIPED, Palette
+from vision.smear import cloth_lab, mean_colour_lab, mixed_colour_cost, smeared_colour_cost
 from vision.types import CUE, NUM_CLASSES
 
-FEATURES = ("white_fraction", "L", "a", "b", "coloured_fraction")
-"""Columns of the feature matrix."""
+FEATURES = (
+    "white_fraction",
+    "L",
+    "a",
+    "b",
+    "coloured_fraction",
+    "area_ratio",
+    "cloth_L",
+    "cloth_a",
+    "cloth_b",
+    "radius_px",
+)
+"""Columns of the feature matrix. `area_ratio` is the ball's pixel count over a disc of its
+radius (0 when the radius is unknown): above `IdentifierConfig.smeared_area_ratio` the ball
+is a motion-blur streak, its L, a, b the mean colour of the streak (linear light) and the
+cloth_* columns the cloth's colour under it (`vision.smear`). With the radius known, a
+small round ball's colour is compared allowing its rim's mix with the cloth."""
+
+SHARP_COLUMNS = 5
+"""The columns every ball has (features of a sharp ball; older 5-column matrices work)."""
 
 _SOLIDS = np.array([b not in STRIPED and b != CUE for b in range(NUM_CLASSES)])
 _STRIPES = np.array([b in STRIPED for b in range(NUM_CLASSES)])
@@ -50,6 +75,23 @@ class IdentifierConfig:
             never less likely than a ball of another colour.
         cue_white_min: least white the cue ball shows (its shaded rim is not white).
         exclusive: make each frame's probabilities consistent with one ball per class.
+        smeared_area_ratio: pixel count over the disc area above which a ball is a
+            motion-blur streak (a sharp ball's pixels fill at most 0.81 of the disc: they
+            are taken within 0.9 radius); lowering it treats more round balls as smeared.
+        smeared_weight: how much a smeared ball's colour evidence counts against a sharp
+            one's (its coverage and white share are fitted, so its colours say less);
+            lowering it flattens smeared balls' probabilities.
+        rim_mix_px: how far (px) a round ball's rim mixes with the cloth (optics, motion,
+            compression): its colour may be the palette's mixed with the cloth by up to
+            this over the radius (at most half), so a far, small ball's colour is not read
+            as that of a ball nearer the cloth's. 0 turns it off.
+        palette_evidence: summed log-likelihood (nats, from sharp balls only) at which an
+            automatic palette choice is made for the rest of the clip; a choice is undone
+            only by as much evidence against it (hysteresis). Infinite (the default): every
+            frame chooses on its own sharp balls. A finite value locked a corner camera's
+            standard set to the TV palette: its far balls, small and mixed with the cloth,
+            look brown and pink (fresh clip s2_corner, switches 20 -> 54).
+        palette_frame_cap: most evidence one frame adds (one odd frame never decides).
     """
 
     palette: str = "auto"
@@ -63,34 +105,11 @@ class IdentifierConfig:
     stripe_band_cost: float = 4.0
     cue_white_min: float = 0.7
     exclusive: bool = True
-
-
-def white_balance_gains(pixels_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
-    """(3,) per-channel gains that make the brightest near-neutral ball pixels white.
-
-    The white of the cue ball, the stripes' caps and the number circles is the brightest
-    thing on the balls in every channel; its colour is the light's colour. When that is not
-    plausibly a tinted white (a strong colour), the gains are 1.
-
-    Args:
-        pixels_bgr: (K, 3) uint8 pixels of all balls in a frame.
-    """
-    ones = np.ones(3, np.float32)
-    if len(pixels_bgr) < 20:
-        return ones
-    # Each pixel's darkest channel (three-way minimum: a reduction over a length-3 axis
-    # costs far more).
-    low = np.minimum(np.minimum(pixels_bgr[:, 0], pixels_bgr[:, 1]), pixels_bgr[:, 2]).astype(
-        np.float32
-    )
-    bright = pixels_bgr[low >= np.percentile(low, 97)].astype(np.float32)
-    white = np.median(bright, axis=0)
-    lab = cv2.cvtColor((white / 255.0).reshape(1, 1, 3).astype(np.float32), cv2.COLOR_BGR2Lab)
-    chroma = float(np.hypot(lab[0, 0, 1], lab[0, 0, 2]))
-    if chroma > 28.0 or lab[0, 0, 0] < 45.0:
-        return ones
-    gains = np.clip(np.float32(235.0) / np.maximum(white, 1.0), 0.6, 2.5)
-    return np.asarray(gains / max(1.0, float(gains.min())), dtype=np.float32)
+    smeared_area_ratio: float = 0.9
+    rim_mix_px: float = 1.0
+    smeared_weight: float = 0.5
+    palette_evidence: float = math.inf
+    palette_frame_cap: float = 4.0
 
 
 def ball_features(
@@ -101,36 +120,16 @@ def ball_features(
     return features
 
 
-def _segment_quantile(
-    values: NDArray[np.float32],
-    segment: NDArray[np.int64],
-    keep: NDArray[np.bool_],
-    count: int,
-    q: float,
-) -> NDArray[np.float64]:
-    """(count,) q-quantile (lower) of the kept values of each segment; NaN where none.
-
-    Values must lie in [0, 1000) (Lab lightness and chroma do): each segment is shifted by
-    its own multiple of 1024 and the dropped values pushed past the kept ones, so one plain
-    sort orders segment, then kept before dropped, then value (float64 keeps them to 1e-10).
-    """
-    shift = segment.astype(np.float64) * 1024.0
-    ordered = np.sort(np.where(keep, values.astype(np.float64), 1000.0) + shift)
-    kept = np.bincount(segment[keep], minlength=count)
-    starts = np.concatenate([[0], np.cumsum(np.bincount(segment, minlength=count))[:-1]])
-    index = np.minimum(
-        starts + np.floor(q * np.maximum(kept - 1, 0)).astype(np.int64), len(values) - 1
-    )
-    out: NDArray[np.float64] = ordered[index] - np.arange(count) * 1024.0
-    out[kept == 0] = np.nan
-    return out
-
-
 def frame_features(
-    pixels: list[NDArray[np.uint8]], gains: NDArray[np.float32], config: IdentifierConfig
+    pixels: list[NDArray[np.uint8]],
+    gains: NDArray[np.float32],
+    config: IdentifierConfig,
+    radius_px: NDArray[np.float64] | None = None,
+    cloth_bgr: NDArray[np.float32] | None = None,
 ) -> NDArray[np.float32]:
-    """(N, 5) features (see FEATURES) of N balls from their (K_i, 3) uint8 BGR pixels, all
-    balls at once.
+    """(N, 9) features (see FEATURES) of N balls from their (K_i, 3) uint8 BGR pixels, all
+    balls at once; with (N,) radii (px) and (N, 3) sRGB BGR cloth colours under each ball,
+    motion-blur streaks are recognised and described by their mean colour and the cloth's.
 
     White is near-neutral and near the ball's own brightest (shading greys the far side of
     a white ball, so a fixed lightness would call half the cue ball grey). The colour is the
@@ -140,9 +139,50 @@ def frame_features(
     """
     count = len(pixels)
     sizes = np.array([len(p) for p in pixels], np.int64)
-    out = np.tile(np.array([0.0, 50.0, 0.0, 0.0, 0.0], np.float32), (count, 1))
+    out = np.zeros((count, len(FEATURES)), np.float32)
+    out[:, 1] = 50.0
     if sizes.sum() == 0:
         return out
+    out[:, :SHARP_COLUMNS] = _sharp_features(pixels, sizes, gains, config)
+    if radius_px is not None and cloth_bgr is not None and count:
+        _describe_smeared(out, pixels, gains, config, (radius_px, cloth_bgr))
+    return out
+
+
+def _describe_smeared(
+    out: NDArray[np.float32],
+    pixels: list[NDArray[np.uint8]],
+    gains: NDArray[np.float32],
+    config: IdentifierConfig,
+    places: tuple[NDArray[np.float64], NDArray[np.float32]],
+) -> None:
+    """Fill the area ratio of every ball and, for streaks, their mean colour and the cloth's
+    (in place; `places` holds (N,) radii in px and (N, 3) sRGB BGR cloth colours)."""
+    radius_px, cloth_bgr = places
+    sizes = np.array([len(p) for p in pixels], np.float64)
+    area = np.pi * np.square(np.asarray(radius_px, np.float64))
+    out[:, 5] = np.where(area > 0, sizes / np.maximum(area, 1e-9), 0.0)
+    out[:, 9] = np.asarray(radius_px, np.float32)
+    out[:, 6:9] = cloth_lab(np.asarray(cloth_bgr, np.float32), gains)
+    smeared = np.flatnonzero(out[:, 5] > config.smeared_area_ratio)
+    for row in smeared.tolist():
+        # The quarter of the streak farthest from the cloth: its core, where the ball
+        # covered the pixels longest (the fringe is nearly cloth and says little).
+        ball = pixels[row].astype(np.float32)
+        away = np.abs(ball - np.asarray(cloth_bgr[row], np.float32)).sum(axis=1)
+        core = pixels[row][away >= np.percentile(away, 75)]
+        out[row, 1:4] = mean_colour_lab(core, gains)
+
+
+def _sharp_features(
+    pixels: list[NDArray[np.uint8]],
+    sizes: NDArray[np.int64],
+    gains: NDArray[np.float32],
+    config: IdentifierConfig,
+) -> NDArray[np.float32]:
+    """(N, 5) white fraction, colour (Lab) and coloured fraction of N balls."""
+    count = len(pixels)
+    out = np.tile(np.array([0.0, 50.0, 0.0, 0.0, 0.0], np.float32), (count, 1))
     segment = np.repeat(np.arange(count), sizes)
     stacked = np.concatenate(pixels, axis=0).astype(np.float32)
     balanced = np.clip(stacked * gains / 255.0, 0.0, 1.0)
@@ -151,7 +191,7 @@ def frame_features(
     )
     chroma = np.hypot(lab[:, 1], lab[:, 2]).astype(np.float32)
     everything = np.ones(len(lab), bool)
-    bright = _segment_quantile(lab[:, 0], segment, everything, count, 0.95)
+    bright = segment_quantile(lab[:, 0], segment, everything, count, 0.95)
     floor = np.maximum(config.white_lightness, config.white_relative * np.nan_to_num(bright))
     white = (chroma <= config.white_chroma) & (lab[:, 0] >= floor[segment])
     white_fraction = np.bincount(segment, white, minlength=count) / np.maximum(sizes, 1)
@@ -159,7 +199,7 @@ def frame_features(
     chromatic = others & (chroma >= 15.0)
     n_others = np.bincount(segment, others, minlength=count)
     use_chroma = np.bincount(segment, chromatic, minlength=count) >= np.maximum(3, 0.08 * n_others)
-    median_chroma = _segment_quantile(chroma, segment, chromatic, count, 0.5)
+    median_chroma = segment_quantile(chroma, segment, chromatic, count, 0.5)
     saturated = chromatic & (chroma >= np.nan_to_num(median_chroma, nan=np.inf)[segment])
     chosen = np.where(use_chroma[segment], saturated, others)
     # The mean of the chosen pixels (the saturated half already drops the shaded rim).
@@ -187,6 +227,8 @@ def class_scores(
     difference = colour[:, None, :] - palette.lab[None, :, :].astype(np.float64)
     difference[..., 0] *= config.lightness_weight
     colour_cost = np.sum(difference**2, axis=2) / config.colour_sigma**2
+    if features.shape[1] == len(FEATURES) and config.rim_mix_px > 0:
+        colour_cost = np.minimum(colour_cost, _rim_mixed_cost(features, palette, config))
     # The cue ball has no colour to compare: its non-white pixels are its shaded rim.
     colour_cost[:, CUE] = np.minimum(colour_cost[:, CUE], 4.0)
     solid_cost = (np.maximum(white - config.solid_white_max, 0.0) / 0.06) ** 2
@@ -202,7 +244,69 @@ def class_scores(
     white_cost = np.where(_STRIPES[None, :], stripe_cost, white_cost)
     white_cost[:, CUE] = cue_cost[:, 0]
     scores: NDArray[np.float64] = -0.5 * (colour_cost + white_cost)
+    smeared = smeared_rows(features, config)
+    if smeared.any():
+        # A streak's white is mixed with the cloth: its colour, unmixed by the fitted
+        # coverage and white share, is all the evidence, and weaker than a sharp ball's.
+        cost = smeared_colour_cost(
+            features[smeared, 1:4],
+            features[smeared, 6:9],
+            features[smeared, 5],
+            palette.lab,
+            (config.lightness_weight, config.colour_sigma),
+        )
+        scores[smeared] = -0.5 * config.smeared_weight * cost
     return scores
+
+
+def palette_leaning(
+    first: NDArray[np.float64], second: NDArray[np.float64], fit_floor: float = -4.5
+) -> NDArray[np.float64]:
+    """(N,) how much each ball favours the second palette over the first (nats, each ball
+    within +-1), from its (N, 11) class scores under each.
+
+    A ball's say is its best class's score under the second minus under the first, capped
+    so no single ball (a detection that is no ball, a ball the light shades oddly) decides;
+    a ball that fits no class of either palette well (best score below `fit_floor`: a
+    hand, a shadow) has none.
+    """
+    best_first, best_second = (
+        first.max(axis=1, initial=-np.inf),
+        second.max(axis=1, initial=-np.inf),
+    )
+    fits = np.maximum(best_first, best_second) >= fit_floor
+    leaning: NDArray[np.float64] = np.where(fits, np.clip(best_second - best_first, -1.0, 1.0), 0.0)
+    return leaning
+
+
+def _rim_mixed_cost(
+    features: NDArray[np.float32], palette: Palette, config: IdentifierConfig
+) -> NDArray[np.float64]:
+    """(N, 11) colour cost allowing each ball's colour to be mixed with the cloth by up to
+    `rim_mix_px` / radius (a small ball's coloured pixels include its blurred rim); inf
+    where the radius or the cloth is unknown."""
+    radius = features[:, 9].astype(np.float64)
+    known = (radius > 0) & (features[:, 6] > 0)
+    cost = np.full((len(features), len(palette.lab)), np.inf)
+    if not known.any():
+        return cost
+    least = np.clip(1.0 - config.rim_mix_px / np.maximum(radius[known], 1e-9), 0.5, 1.0)
+    cost[known] = mixed_colour_cost(
+        features[known, 1:4],
+        features[known, 6:9],
+        least,
+        palette.lab,
+        (config.lightness_weight, config.colour_sigma),
+    )
+    return cost
+
+
+def smeared_rows(features: NDArray[np.float32], config: IdentifierConfig) -> NDArray[np.bool_]:
+    """(N,) which balls of (N, F) features are motion-blur streaks (see FEATURES)."""
+    if features.shape[1] <= SHARP_COLUMNS:
+        return np.zeros(len(features), bool)
+    found: NDArray[np.bool_] = features[:, 5] > config.smeared_area_ratio
+    return found
 
 
 def softmax(scores: NDArray[np.float64]) -> NDArray[np.float32]:
@@ -211,64 +315,6 @@ def softmax(scores: NDArray[np.float64]) -> NDArray[np.float32]:
         return np.zeros(scores.shape, np.float32)
     shifted = np.exp(scores - scores.max(axis=1, keepdims=True))
     return np.asarray(shifted / shifted.sum(axis=1, keepdims=True), dtype=np.float32)
-
-
-def _padded(prob: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Square matrix: dummy rows for missing balls, dummy columns for extra detections."""
-    count = len(prob)
-    size = max(count, NUM_CLASSES)
-    square = np.full((size, size), 1.0 / size)
-    square[:count, :NUM_CLASSES] = prob
-    if count > NUM_CLASSES:
-        square[:count, NUM_CLASSES:] = 1e-3
-    return square
-
-
-def assign_identities(class_prob: NDArray[np.floating]) -> NDArray[np.int64]:
-    """(N,) one class per detection, each class at most once (Hungarian on -log p).
-
-    With more than eleven detections the least likely extras get -1.
-    """
-    count = len(class_prob)
-    if count == 0:
-        return np.zeros(0, np.int64)
-    cost = -np.log(_padded(np.asarray(class_prob, np.float64) + 1e-9))
-    rows, cols = linear_sum_assignment(cost)
-    labels = np.full(count, -1, np.int64)
-    inside = rows < count
-    labels[rows[inside]] = np.where(cols[inside] < NUM_CLASSES, cols[inside], -1)
-    return labels
-
-
-def exclusive_probabilities(
-    class_prob: NDArray[np.floating], iterations: int = 12
-) -> NDArray[np.float32]:
-    """(N, 11) probabilities consistent with one ball per class.
-
-    Sinkhorn balancing makes every class's column sum to at most one ball; then, where the
-    frame's best one-to-one assignment disagrees with a row's most probable class, that row's
-    two values are swapped so its top class is the assigned one. Rows sum to 1.
-    """
-    prob = np.asarray(class_prob, np.float64) + 1e-6
-    count = len(prob)
-    if count == 0:
-        return np.zeros((0, NUM_CLASSES), np.float32)
-    square = _padded(prob / prob.sum(axis=1, keepdims=True))
-    for _ in range(iterations):
-        square /= square.sum(axis=1, keepdims=True)
-        square /= square.sum(axis=0, keepdims=True)
-    balanced = square[:count, :NUM_CLASSES]
-    balanced = balanced / balanced.sum(axis=1, keepdims=True)
-    labels = assign_identities(balanced)
-    for row, label in enumerate(labels):
-        top = int(np.argmax(balanced[row]))
-        if label >= 0 and label != top:
-            balanced[row, [top, label]] = balanced[row, [label, top]]
-        if label >= 0:
-            # Break ties so the assigned class is the row's strict maximum.
-            balanced[row, label] += 1e-3
-    balanced /= balanced.sum(axis=1, keepdims=True)
-    return np.asarray(balanced, dtype=np.float32)
 
 
 class Identifier:
@@ -282,39 +328,49 @@ class Identifier:
         self.config = config or IdentifierConfig()
         names = ["standard", "tv"] if self.config.palette == "auto" else [self.config.palette]
         self.palettes = [Palette.named(name) for name in names]
+        self.vote = PaletteVote()
 
     def features(
-        self, pixels: list[NDArray[np.uint8]], gains: NDArray[np.float32] | None = None
+        self,
+        pixels: list[NDArray[np.uint8]],
+        gains: NDArray[np.float32] | None = None,
+        radius_px: NDArray[np.float64] | None = None,
+        cloth_bgr: NDArray[np.float32] | None = None,
     ) -> NDArray[np.float32]:
-        """(N, 5) features of N balls from their (K_i, 3) uint8 BGR pixels, white-balanced
+        """(N, 9) features of N balls from their (K_i, 3) uint8 BGR pixels, white-balanced
         together (or with the (3,) per-channel `gains` of `white_balance_gains`, e.g. those
-        of the last frame that showed every ball)."""
+        of the last frame that showed every ball). With each ball's (N,) radius (px) and the
+        (N, 3) sRGB BGR cloth colour under it, motion-blur streaks are told from round balls
+        and named as mixtures with the cloth (`vision.smear`)."""
         if not pixels:
             return np.zeros((0, len(FEATURES)), np.float32)
         if gains is None:
             gains = white_balance_gains(np.concatenate(pixels, axis=0))
-        return frame_features(pixels, gains, self.config)
+        return frame_features(pixels, gains, self.config, radius_px, cloth_bgr)
 
     def probabilities(self, features: NDArray[np.float32]) -> NDArray[np.float32]:
-        """(N, 11) class probabilities of N balls from their (N, 5) features (consistent
+        """(N, 11) class probabilities of N balls from their (N, F) features (consistent
         across the frame when the config says `exclusive`)."""
         prob = self.independent(features)
         return exclusive_probabilities(prob) if self.config.exclusive else prob
 
     def independent(self, features: NDArray[np.float32]) -> NDArray[np.float32]:
         """(N, 11) per-ball probabilities, ignoring the other balls; with several palettes,
-        the palette that explains the frame best."""
-        best: NDArray[np.float32] | None = None
-        best_cost = np.inf
-        for palette in self.palettes:
-            prob = softmax(class_scores(features, palette, self.config))
-            labels = assign_identities(prob)
-            kept = labels >= 0
-            cost = -float(np.sum(np.log(prob[np.flatnonzero(kept), labels[kept]] + 1e-9)))
-            if cost < best_cost:
-                best, best_cost = prob, cost
-        assert best is not None
-        return best
+        the one chosen on the sharp balls (`vision.adapt.PaletteVote`): once the clip's
+        evidence (each ball's capped leaning) is enough it is kept; before that, the palette
+        whose best one-per-class labelling of the frame's sharp balls is likelier."""
+        sharp = ~smeared_rows(features, self.config)
+        scores = [class_scores(features, p, self.config) for p in self.palettes]
+        if len(scores) > 1:
+            config = self.config
+            leaning = palette_leaning(scores[0][sharp], scores[1][sharp])
+            self.vote = self.vote.updated(
+                leaning, config.palette_evidence, config.palette_frame_cap
+            )
+            probs = [softmax(score) for score in scores]
+            frame_costs = np.array([assignment_cost(prob[sharp]) for prob in probs])
+            return probs[self.vote.choice(frame_costs)]
+        return softmax(scores[0])
 
     def identify(self, pixels: list[NDArray[np.uint8]]) -> NDArray[np.float32]:
         """(N, 11) class probabilities of N balls (consistent across the frame when the

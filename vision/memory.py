@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.identify import FEATURES
 from vision.mosaic import Box
 
 
@@ -57,7 +58,7 @@ class Remembered:
             raise ValueError(f"features and patches must have {count} rows")
 
     @classmethod
-    def empty(cls, feature_count: int = 5) -> Remembered:
+    def empty(cls, feature_count: int = len(FEATURES)) -> Remembered:
         """No entries."""
         return cls(
             np.zeros((0, 2)),

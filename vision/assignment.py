@@ -1,0 +1,84 @@
+"""One ball per number: a frame's class probabilities made consistent with ten-ball's set.
+
+Ten-ball has one ball of each number and one cue ball, so two detections cannot both be the
+2. `assign_identities` gives each detection a different class (the Hungarian assignment on
+-log p), `exclusive_probabilities` makes the probabilities agree with it (Sinkhorn balancing,
+then the assigned class made each row's top), and `assignment_cost` is the likelihood of the
+best labelling (how well a palette explains a frame).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import linear_sum_assignment
+
+from vision.types import NUM_CLASSES
+
+
+def _padded(prob: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Square matrix: dummy rows for missing balls, dummy columns for extra detections."""
+    count = len(prob)
+    size = max(count, NUM_CLASSES)
+    square = np.full((size, size), 1.0 / size)
+    square[:count, :NUM_CLASSES] = prob
+    if count > NUM_CLASSES:
+        square[:count, NUM_CLASSES:] = 1e-3
+    return square
+
+
+def assign_identities(class_prob: NDArray[np.floating]) -> NDArray[np.int64]:
+    """(N,) one class per detection, each class at most once (Hungarian on -log p).
+
+    With more than eleven detections the least likely extras get -1.
+    """
+    count = len(class_prob)
+    if count == 0:
+        return np.zeros(0, np.int64)
+    cost = -np.log(_padded(np.asarray(class_prob, np.float64) + 1e-9))
+    rows, cols = linear_sum_assignment(cost)
+    labels = np.full(count, -1, np.int64)
+    inside = rows < count
+    labels[rows[inside]] = np.where(cols[inside] < NUM_CLASSES, cols[inside], -1)
+    return labels
+
+
+def assignment_cost(prob: NDArray[np.floating]) -> float:
+    """-log likelihood (nats) of the best one-ball-per-class labelling of (N, 11)
+    probabilities (0 for no ball)."""
+    if len(prob) == 0:
+        return 0.0
+    labels = assign_identities(prob)
+    kept = np.flatnonzero(labels >= 0)
+    return -float(np.sum(np.log(np.asarray(prob, np.float64)[kept, labels[kept]] + 1e-9)))
+
+
+def exclusive_probabilities(
+    class_prob: NDArray[np.floating], iterations: int = 12
+) -> NDArray[np.float32]:
+    """(N, 11) probabilities consistent with one ball per class.
+
+    Sinkhorn balancing makes every class's column sum to at most one ball; then, where the
+    frame's best one-to-one assignment disagrees with a row's most probable class, that row's
+    two values are swapped so its top class is the assigned one. Rows sum to 1.
+    """
+    prob = np.asarray(class_prob, np.float64) + 1e-6
+    count = len(prob)
+    if count == 0:
+        return np.zeros((0, NUM_CLASSES), np.float32)
+    square = _padded(prob / prob.sum(axis=1, keepdims=True))
+    for _ in range(iterations):
+        square /= square.sum(axis=1, keepdims=True)
+        square /= square.sum(axis=0, keepdims=True)
+    balanced = square[:count, :NUM_CLASSES]
+    balanced = balanced / balanced.sum(axis=1, keepdims=True)
+    labels = assign_identities(balanced)
+    for row, label in enumerate(labels):
+        top = int(np.argmax(balanced[row]))
+        if label >= 0 and label != top:
+            balanced[row, [top, label]] = balanced[row, [label, top]]
+        if label >= 0:
+            # Break ties so the assigned class is the row's strict maximum.
+            balanced[row, label] += 1e-3
+    balanced /= balanced.sum(axis=1, keepdims=True)
+    return np.asarray(balanced, dtype=np.float32)
