@@ -29,7 +29,7 @@ from vision.candidates import (
 )
 from vision.detector_config import DetectorConfig
 from vision.mosaic import Mosaic
-from vision.separate import crowd_centres, crowded
+from vision.separate import crowd_centres, crowd_votes, crowded
 from vision.streaks import find_streaks
 
 Found = tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]
@@ -168,9 +168,11 @@ def _candidates(
     """(K, 2) candidate centres: distance-transform peaks of lone balls, crowded blobs
     explained ball by ball (vision.separate) and, when `thorough`, round outlines."""
     blobs = distance_peaks(region, config.min_peak_ratio, config.max_peak_ratio)
-    crowd = crowded(region)
-    votes = outline_votes(region, config.edge_gradient) if thorough or crowd.any() else None
-    if votes is not None and crowd.any():
+    crowd, boxes = crowded(region)
+    votes = outline_votes(region, config.edge_gradient) if thorough else None
+    if len(boxes):
+        if votes is None:
+            votes = crowd_votes(region, boxes, config.edge_gradient)
         # Crowded blobs (racks, clusters, a ball by an arm, a sleeve) are explained ball
         # by ball from round outlines; their distance peaks are only seeds.
         in_crowd = map_at(crowd.astype(np.uint8), blobs) > 0

@@ -18,6 +18,8 @@ at the radius the calibration predicts at that point.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -26,6 +28,7 @@ from vision.candidates import (
     DIRECTIONS,
     SearchRegion,
     map_at,
+    outline_votes,
     sample,
     touching_gap,
 )
@@ -61,19 +64,45 @@ _INNER = np.array([0.2, 0.45, 0.7, 0.85])
 _RIM = np.array([0.85, 0.95, 1.05, 1.15])
 
 
-def crowded(region: SearchRegion) -> NDArray[np.bool_]:
+def crowded(region: SearchRegion) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
     """(H, W) mask of the foreground blobs larger than `CROWD_DISCS` discs of the radius
-    expected at their centroid."""
+    expected at their centroid, and (B, 4) their boxes (u0, v0, u1, v1), end exclusive."""
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(
         region.foreground, connectivity=8, ltype=cv2.CV_32S
     )
     if count <= 1:
-        return np.zeros(region.foreground.shape, bool)
+        return np.zeros(region.foreground.shape, bool), np.zeros((0, 4), np.int64)
     radius = np.maximum(map_at(region.radius, np.asarray(centroids, np.float64)), 1.0)
     big = stats[:, cv2.CC_STAT_AREA] >= CROWD_DISCS * np.pi * radius * radius
     big[0] = False
     mask: NDArray[np.bool_] = big[labels]
-    return mask
+    corner = stats[big][:, :2].astype(np.int64)
+    boxes = np.column_stack([corner, corner + stats[big][:, 2:4]]).astype(np.int64)
+    return mask, boxes
+
+
+def crowd_votes(region: SearchRegion, boxes: NDArray[np.int64], edge: float) -> NDArray[np.float32]:
+    """(H, W) `vision.candidates.outline_votes` within the crowded blobs' (B, 4) boxes grown
+    by the reach of an outline (zero elsewhere): a hinted window's blobs are small parts of
+    the searched pixels."""
+    votes = np.zeros_like(region.radius)
+    height, width = region.radius.shape
+    reach = int(np.ceil(float(region.radius.max()))) + 3
+    for u0, v0, u1, v1 in boxes.tolist():
+        rows = slice(max(v0 - reach, 0), min(v1 + reach, height))
+        cols = slice(max(u0 - reach, 0), min(u1 + reach, width))
+        part = replace(
+            region,
+            image=region.image[rows, cols],
+            distance=region.distance[rows, cols],
+            foreground=region.foreground[rows, cols],
+            radius=region.radius[rows, cols],
+            gradient=region.gradient[rows, cols],
+            centre_valid=region.centre_valid[rows, cols],
+            separation=None if region.separation is None else region.separation[rows, cols],
+        )
+        votes[rows, cols] = np.maximum(votes[rows, cols], outline_votes(part, edge))
+    return votes
 
 
 def round_share(

@@ -84,7 +84,7 @@ def _hexagon_cluster() -> np.ndarray:
 def test_a_cluster_of_touching_balls_is_explained_ball_by_ball() -> None:
     centres = _hexagon_cluster()
     region = _discs(centres)
-    crowd = crowded(region)
+    crowd = crowded(region)[0]
     assert crowd.any()
     found = crowd_centres(region, crowd, outline_votes(region, 2.5), np.zeros((0, 2)), 2.5)
     gaps = np.linalg.norm(centres[:, None, :] - found[None, :, :], axis=2)
@@ -98,7 +98,7 @@ def test_a_band_one_ball_wide_is_no_ball(angle: float) -> None:
     only straight across it, so it shows no round outline anywhere along it."""
     direction = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
     region = _region(_band(np.array([120.0, 80.0]), direction, 60.0))
-    crowd = crowded(region)
+    crowd = crowded(region)[0]
     found = crowd_centres(region, crowd, outline_votes(region, 2.5), np.zeros((0, 2)), 2.5)
     # A square end one ball wide is three sides of a ball's outline: only there may one be.
     along = np.abs((found - [120.0, 80.0]) @ direction)
@@ -114,7 +114,7 @@ def test_a_ball_beside_a_band_is_found() -> None:
     cv2.circle(mask, (120, round(ball[1])), round(RADIUS), 1, -1)
     region = _region(mask)
     found = crowd_centres(
-        region, crowded(region), outline_votes(region, 2.5), np.zeros((0, 2)), 2.5
+        region, crowded(region)[0], outline_votes(region, 2.5), np.zeros((0, 2)), 2.5
     )
     gaps = np.hypot(*(found - ball).T)
     assert np.sum(gaps < 0.3 * RADIUS) == 1, found
