@@ -46,6 +46,7 @@ from vision.memory import (
     window_boxes,
 )
 from vision.mosaic import Box, Mosaic, merge_boxes, pack
+from vision.shading import channel_edge_skip, with_channel_edges
 from vision.smear import colours_at
 from vision.types import NUM_CLASSES, Detections, Frame
 
@@ -322,12 +323,16 @@ class BallDetector:
                 cv2.Sobel(lightness, cv2.CV_32F, 0, 1, ksize=3, scale=0.125),
             ]
         ).astype(np.float32)
+        separation = mosaic.gather(self.view.separation)
+        if self.config.channel_edges:
+            band = mosaic.gather(self.view.edge_band)
+            skip = channel_edge_skip(band, separation, self.view.camera is not None)
+            gradient = with_channel_edges(gradient, crop, self.cloth.channel, skip)
         # Tile borders are not edges: the picture just stops there.
         inside = cv2.erode(mosaic.gather(self._ones), np.ones((3, 3), np.uint8))
         gradient *= inside[..., None].astype(np.float32)
         radius = mosaic.gather(self.view.radius_px)
         centre_valid = mosaic.gather(self.view.centre_valid)
-        separation = mosaic.gather(self.view.separation)
         return SearchRegion(
             crop, distance, foreground, radius, gradient, centre_valid, self.threshold, separation
         )

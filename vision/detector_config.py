@@ -51,6 +51,10 @@ class DetectorConfig:
             changes of light); lowering it costs more searches.
         full_refresh_s: a full search looks only where the table changed since the last
             one, and at every cell at least this often; lowering it costs more.
+        channel_edges: outlines are also read from the channel in which the cloth is
+            brightest where it shows them better than grey (balls of the cloth's hue: a red 3
+            or a maroon 7 on red cloth, a dark green 6 on green; `vision.shading`), in views
+            from overhead only (at a slant, contact shadows show the same edges).
         identifier: identification settings.
     """
 
@@ -74,4 +78,5 @@ class DetectorConfig:
     still_changed_share: float = 0.002
     still_max_age_s: float = 1.0
     full_refresh_s: float = 2.0
+    channel_edges: bool = True
     identifier: IdentifierConfig = field(default_factory=IdentifierConfig)
