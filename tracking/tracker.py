@@ -85,13 +85,16 @@ class BallTracker:
         usable = np.all(np.isfinite(detections.xy_mm), axis=1)
         dets = detections[usable] if not usable.all() else detections
         self._predict(dt_s)
-        tracks, cols = self._refuse_crowded_jumps(*self._associate(dets, dt_s), dets)
+        tracks, cols = self._associate(dets, dt_s)
+        continuity = self.config.overlap_diameters > 0.0
+        if continuity:
+            tracks, cols = self._refuse_crowded_jumps(tracks, cols, dets)
         self._correct(tracks, (dets.xy_mm[cols], dets.xy_px[cols]), time_s)
         missing = self._state.alive.copy()
         missing[tracks] = False
         unassigned = np.ones(len(dets), bool)
         unassigned[cols] = False
-        if unassigned.any() and len(cols):
+        if continuity and unassigned.any() and len(cols):
             # A second detection on top of one taken is the same ball seen twice.
             z = dets.xy_mm[cols].astype(np.float64)
             unassigned &= ~occupied(z, np.zeros(len(z)), dets.xy_mm, self._overlap_mm())
@@ -106,12 +109,13 @@ class BallTracker:
             found, found_cols = self._reidentify(missing, dets, unassigned, time_s)
             missing &= ~found
             taken = (np.concatenate([tracks, np.flatnonzero(found)]), np.append(cols, found_cols))
-        if unassigned.any() and missing.any():
+        if continuity and unassigned.any() and missing.any():
             self._continue(missing, dets, unassigned, time_s)
         self._settle_identities(taken, dets, dt_s, missing)
         removed_now = coast(self._state, self.config, missing, time_s)
         if unassigned.any() and not self._state.alive.all():
-            unassigned &= ~self._occupied(dets)
+            if continuity:
+                unassigned &= ~self._occupied(dets)
             spawn(self._state, self.table, self.config, dets[unassigned], time_s)
         return self._trackset(frame, time_s, missing, removed_now)
 

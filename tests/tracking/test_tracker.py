@@ -327,6 +327,9 @@ def test_a_ball_rattling_in_the_jaws_and_coming_back_is_not_pocketed() -> None:
     assert tracks.status[0] == TrackStatus.ON_TABLE
 
 
+CONTINUITY = TrackerConfig(overlap_diameters=0.75)
+
+
 def _one(xy: tuple[float, float], ball: int, prob: float = 0.95) -> Detections:
     class_prob = np.full((1, NUM_CLASSES), (1.0 - prob) / (NUM_CLASSES - 1), np.float32)
     class_prob[0, ball] = prob
@@ -338,7 +341,7 @@ def test_misnamed_detection_on_a_hidden_ball_stays_with_it() -> None:
     """A resting ball hidden for a frame, then seen right where it was but read as another
     number for a few frames (shade, a cue over it): still that ball, and no second track
     starts on top of it."""
-    tracker = BallTracker(TABLE)
+    tracker = BallTracker(TABLE, CONTINUITY)
     for frame in range(30):
         tracks = tracker.update(_one((800.0, 400.0), 3), frame, frame / 60)
     tracker.update(Detections.empty(), 30, 30 / 60)
@@ -352,7 +355,7 @@ def test_lost_ball_does_not_jump_onto_a_split_of_a_seen_one() -> None:
     """A rolling ball hidden for a moment must not take a second detection lying on top of
     another ball's steady one (a smeared cue ball split in two, one half misread as the
     lost number): two centres that near are one ball."""
-    tracker = BallTracker(TABLE)
+    tracker = BallTracker(TABLE, CONTINUITY)
     for frame in range(20):
         t = frame / 60
         dets = _one((1000.0, 700.0), 0)
