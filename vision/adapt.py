@@ -64,3 +64,23 @@ class PaletteVote:
         if self.chosen >= 0:
             return self.chosen
         return int(np.argmin(frame_costs))
+
+
+def palette_leaning(
+    first: NDArray[np.float64], second: NDArray[np.float64], fit_floor: float = -4.5
+) -> NDArray[np.float64]:
+    """(N,) how much each ball favours the second palette over the first (nats, each ball
+    within +-1), from its (N, 11) class scores under each.
+
+    A ball's say is its best class's score under the second minus under the first, capped
+    so no single ball (a detection that is no ball, a ball the light shades oddly) decides;
+    a ball that fits no class of either palette well (best score below `fit_floor`: a
+    hand, a shadow) has none.
+    """
+    best_first, best_second = (
+        first.max(axis=1, initial=-np.inf),
+        second.max(axis=1, initial=-np.inf),
+    )
+    fits = np.maximum(best_first, best_second) >= fit_floor
+    leaning: NDArray[np.float64] = np.where(fits, np.clip(best_second - best_first, -1.0, 1.0), 0.0)
+    return leaning

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.adapt import PaletteVote
+from vision.adapt import PaletteVote, palette_leaning
 from vision.assignment import assign_identities as assign_identities
 from vision.assignment import assignment_cost
 from vision.assignment import exclusive_probabilities as exclusive_probabilities
@@ -219,16 +219,22 @@ def _sharp_features(
 
 
 def class_scores(
-    features: NDArray[np.float32], palette: Palette, config: IdentifierConfig
+    features: NDArray[np.float32],
+    palette: Palette,
+    config: IdentifierConfig,
+    rim_cost: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
-    """(N, 11) log-likelihood of each class for (N, 5) features (higher is likelier)."""
+    """(N, 11) log-likelihood of each class for (N, F) features (higher is likelier);
+    `rim_cost` (N, 11): `rim_mixed_cost` of the palette when already known."""
     white = features[:, 0:1].astype(np.float64)
     colour = features[:, 1:4].astype(np.float64)
     difference = colour[:, None, :] - palette.lab[None, :, :].astype(np.float64)
     difference[..., 0] *= config.lightness_weight
     colour_cost = np.sum(difference**2, axis=2) / config.colour_sigma**2
     if features.shape[1] == len(FEATURES) and config.rim_mix_px > 0:
-        colour_cost = np.minimum(colour_cost, _rim_mixed_cost(features, palette, config))
+        if rim_cost is None:
+            rim_cost = rim_mixed_cost(features, palette.lab, config)
+        colour_cost = np.minimum(colour_cost, rim_cost)
     # The cue ball has no colour to compare: its non-white pixels are its shaded rim.
     colour_cost[:, CUE] = np.minimum(colour_cost[:, CUE], 4.0)
     solid_cost = (np.maximum(white - config.solid_white_max, 0.0) / 0.06) ** 2
@@ -259,35 +265,15 @@ def class_scores(
     return scores
 
 
-def palette_leaning(
-    first: NDArray[np.float64], second: NDArray[np.float64], fit_floor: float = -4.5
+def rim_mixed_cost(
+    features: NDArray[np.float32], colours_lab: NDArray[np.float32], config: IdentifierConfig
 ) -> NDArray[np.float64]:
-    """(N,) how much each ball favours the second palette over the first (nats, each ball
-    within +-1), from its (N, 11) class scores under each.
-
-    A ball's say is its best class's score under the second minus under the first, capped
-    so no single ball (a detection that is no ball, a ball the light shades oddly) decides;
-    a ball that fits no class of either palette well (best score below `fit_floor`: a
-    hand, a shadow) has none.
-    """
-    best_first, best_second = (
-        first.max(axis=1, initial=-np.inf),
-        second.max(axis=1, initial=-np.inf),
-    )
-    fits = np.maximum(best_first, best_second) >= fit_floor
-    leaning: NDArray[np.float64] = np.where(fits, np.clip(best_second - best_first, -1.0, 1.0), 0.0)
-    return leaning
-
-
-def _rim_mixed_cost(
-    features: NDArray[np.float32], palette: Palette, config: IdentifierConfig
-) -> NDArray[np.float64]:
-    """(N, 11) colour cost allowing each ball's colour to be mixed with the cloth by up to
-    `rim_mix_px` / radius (a small ball's coloured pixels include its blurred rim); inf
-    where the radius or the cloth is unknown."""
+    """(N, K) colour cost of (K, 3) Lab colours allowing each ball's colour to be mixed
+    with the cloth by up to `rim_mix_px` / radius (a small ball's coloured pixels include
+    its blurred rim); inf where the radius or the cloth is unknown."""
     radius = features[:, 9].astype(np.float64)
     known = (radius > 0) & (features[:, 6] > 0)
-    cost = np.full((len(features), len(palette.lab)), np.inf)
+    cost = np.full((len(features), len(colours_lab)), np.inf)
     if not known.any():
         return cost
     least = np.clip(1.0 - config.rim_mix_px / np.maximum(radius[known], 1e-9), 0.5, 1.0)
@@ -295,7 +281,7 @@ def _rim_mixed_cost(
         features[known, 1:4],
         features[known, 6:9],
         least,
-        palette.lab,
+        colours_lab,
         (config.lightness_weight, config.colour_sigma),
     )
     return cost
@@ -329,6 +315,7 @@ class Identifier:
         names = ["standard", "tv"] if self.config.palette == "auto" else [self.config.palette]
         self.palettes = [Palette.named(name) for name in names]
         self.vote = PaletteVote()
+        self._union: tuple[NDArray[np.float32], NDArray[np.int64]] | None = None
 
     def features(
         self,
@@ -360,7 +347,7 @@ class Identifier:
         evidence (each ball's capped leaning) is enough it is kept; before that, the palette
         whose best one-per-class labelling of the frame's sharp balls is likelier."""
         sharp = ~smeared_rows(features, self.config)
-        scores = [class_scores(features, p, self.config) for p in self.palettes]
+        scores = self._scores(features)
         if len(scores) > 1:
             config = self.config
             leaning = palette_leaning(scores[0][sharp], scores[1][sharp])
@@ -371,6 +358,23 @@ class Identifier:
             frame_costs = np.array([assignment_cost(prob[sharp]) for prob in probs])
             return probs[self.vote.choice(frame_costs)]
         return softmax(scores[0])
+
+    def _scores(self, features: NDArray[np.float32]) -> list[NDArray[np.float64]]:
+        """(N, 11) class scores under each palette; the rim-mixed colour costs are worked
+        out once for the colours of all palettes (sets share most of them)."""
+        if len(self.palettes) == 1 or features.shape[1] != len(FEATURES):
+            return [class_scores(features, p, self.config) for p in self.palettes]
+        if self._union is None:
+            colours, index = np.unique(
+                np.vstack([p.lab for p in self.palettes]), axis=0, return_inverse=True
+            )
+            self._union = (colours, np.asarray(index).reshape(len(self.palettes), -1))
+        colours, parts = self._union
+        rim = rim_mixed_cost(features, colours, self.config)
+        return [
+            class_scores(features, p, self.config, rim[:, part])
+            for p, part in zip(self.palettes, parts, strict=True)
+        ]
 
     def identify(self, pixels: list[NDArray[np.uint8]]) -> NDArray[np.float32]:
         """(N, 11) class probabilities of N balls (consistent across the frame when the
@@ -390,3 +394,4 @@ class Identifier:
                 palette = palette.with_colour(ball, feature[1:4])
             updated.append(palette)
         self.palettes = updated
+        self._union = None

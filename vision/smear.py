@@ -168,16 +168,18 @@ def mixed_colour_cost(
     lightness_weight, colour_sigma = weights
     if len(colour_lab) == 0:
         return np.zeros((0, NUM_CLASSES))
-    steps = np.linspace(0.0, 1.0, 4)
-    coverage = (1.0 - steps[None, :] * (1.0 - least_coverage[:, None])).astype(np.float32)
+    # Unmixed (coverage 1) is the caller's plain distance; three mixed steps down to the
+    # least coverage.
+    steps = np.array([1.0, 2.0, 3.0], np.float32) / 3.0
+    coverage = 1.0 - steps[None, :] * (1.0 - least_coverage[:, None].astype(np.float32))
     colour = lab_to_linear(palette_lab)  # (11, 3)
     behind = lab_to_linear(cloth)  # (N, 3)
-    mixed = (
-        coverage[:, None, :, None] * colour[None, :, None, :]
-        + (1.0 - coverage[:, None, :, None]) * behind[:, None, None, :]
-    )  # (N, 11, C, 3)
+    # c * colour + (1 - c) * cloth = cloth + c * (colour - cloth): (N, 11, C, 3).
+    mixed = behind[:, None, None, :] + coverage[:, None, :, None] * (
+        colour[None, :, None, :] - behind[:, None, None, :]
+    )
     difference = linear_to_lab(mixed) - colour_lab[:, None, None, :]
     difference[..., 0] *= lightness_weight
-    cost = np.sum(difference.astype(np.float64) ** 2, axis=-1) / colour_sigma**2
-    best: NDArray[np.float64] = cost.min(axis=2)
+    cost = np.einsum("ncks,ncks->nck", difference, difference)
+    best: NDArray[np.float64] = cost.min(axis=2).astype(np.float64) / colour_sigma**2
     return best
