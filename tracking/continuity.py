@@ -63,3 +63,24 @@ def occupied(
     known = track_std_mm < within_mm
     result: NDArray[np.bool_] = np.any(_near(track_xy[known], det_xy, within_mm), axis=0)
     return result
+
+
+def crowded_jumps(
+    predicted_xy: NDArray[np.float64], taken_xy: NDArray[np.float64], within_mm: float
+) -> NDArray[np.bool_]:
+    """(K,) assigned pairs in which a track jumped (further than ``within_mm`` from its
+    prediction) to a detection on top of another pair's steady one: two centres that near
+    are one ball seen twice (a smear split in two), and it is the steady track's.
+
+    Args:
+        predicted_xy: (K, 2) each assigned track's predicted centre, mm.
+        taken_xy: (K, 2) the detection it took, mm.
+        within_mm: how near counts (less than a ball diameter).
+    """
+    offset = taken_xy - predicted_xy
+    jumped = np.einsum("ni,ni->n", offset, offset) > within_mm * within_mm
+    result = np.zeros(len(taken_xy), bool)
+    if jumped.any() and not jumped.all():
+        steady = taken_xy[~jumped]
+        result[jumped] = occupied(steady, np.zeros(len(steady)), taken_xy[jumped], within_mm)
+    return result

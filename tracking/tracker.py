@@ -19,7 +19,7 @@ from calibration.table import TableSpec
 from tracking import kalman
 from tracking.association import TrackGates, assign, association_cost, jump_costs
 from tracking.bounce import CushionModel, bounce_off_cushions
-from tracking.continuity import continuity_pairs, occupied
+from tracking.continuity import continuity_pairs, crowded_jumps, occupied
 from tracking.identity import (
     SLOT_FREE,
     SLOT_IN_PLAY,
@@ -87,17 +87,17 @@ class BallTracker:
         self._predict(dt_s)
         tracks, cols = self._associate(dets, dt_s)
         continuity = self.config.overlap_diameters > 0.0
-        if continuity:
-            tracks, cols = self._refuse_crowded_jumps(tracks, cols, dets)
+        if continuity and len(tracks) > 1:
+            z = dets.xy_mm[cols].astype(np.float64)
+            keep = ~crowded_jumps(self._state.mean[tracks, :2], z, self._overlap_mm())
+            tracks, cols = tracks[keep], cols[keep]
         self._correct(tracks, (dets.xy_mm[cols], dets.xy_px[cols]), time_s)
         missing = self._state.alive.copy()
         missing[tracks] = False
         unassigned = np.ones(len(dets), bool)
         unassigned[cols] = False
         if continuity and unassigned.any() and len(cols):
-            # A second detection on top of one taken is the same ball seen twice.
-            z = dets.xy_mm[cols].astype(np.float64)
-            unassigned &= ~occupied(z, np.zeros(len(z)), dets.xy_mm, self._overlap_mm())
+            unassigned &= ~self._seen_twice(dets, cols)
         taken = (tracks, cols)
         start_pending(
             self._state,
@@ -311,25 +311,10 @@ class BallTracker:
         unassigned[cols] = False
         return tracks, cols
 
-    def _refuse_crowded_jumps(
-        self, tracks: NDArray[np.int64], cols: NDArray[np.int64], dets: Detections
-    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """Drop the pairs in which a track jumped (further than the overlap distance from
-        its prediction) to a detection on top of another track's steady one: two centres
-        that near are one ball seen twice (a smear split in two), and it is the steady
-        track's."""
-        if len(tracks) < 2:
-            return tracks, cols
+    def _seen_twice(self, dets: Detections, cols: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """(D,) detections on top of one taken (``cols``): the same ball seen twice."""
         z = dets.xy_mm[cols].astype(np.float64)
-        offset = z - self._state.mean[tracks, :2]
-        within = self._overlap_mm()
-        jumped = np.einsum("ni,ni->n", offset, offset) > within * within
-        if not jumped.any() or jumped.all():
-            return tracks, cols
-        crowded = occupied(z[~jumped], np.zeros(int((~jumped).sum())), z[jumped], within)
-        keep = np.ones(len(tracks), bool)
-        keep[np.flatnonzero(jumped)[crowded]] = False
-        return tracks[keep], cols[keep]
+        return occupied(z, np.zeros(len(z)), dets.xy_mm, self._overlap_mm())
 
     def _occupied(self, dets: Detections) -> NDArray[np.bool_]:
         """(D,) detections on a ball a track in play knows: they start no other ball."""

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracking.continuity import continuity_pairs, occupied
+from tracking.continuity import continuity_pairs, crowded_jumps, occupied
 
 WITHIN = 43.0
 
@@ -59,3 +59,10 @@ def test_pairs_are_one_to_one_and_near(
     assert len(set(cols.tolist())) == len(cols)
     if len(rows):
         assert np.all(np.linalg.norm(track_xy[rows] - det_xy[cols], axis=1) < WITHIN)
+
+
+def test_crowded_jump_is_refused_and_steady_pairs_kept() -> None:
+    predicted = np.array([[1000.0, 700.0], [1600.0, 400.0], [300.0, 300.0]])
+    taken = np.array([[1001.0, 700.0], [1030.0, 700.0], [500.0, 300.0]])
+    assert crowded_jumps(predicted, taken, WITHIN).tolist() == [False, True, False]
+    assert crowded_jumps(predicted[:1], taken[:1], WITHIN).tolist() == [False]
