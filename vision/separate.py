@@ -67,14 +67,14 @@ _RIM = np.array([0.85, 0.95, 1.05, 1.15])
 def crowded(region: SearchRegion) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
     """(H, W) mask of the foreground blobs larger than `CROWD_DISCS` discs of the radius
     expected at their centroid, and (B, 4) their boxes (u0, v0, u1, v1), end exclusive."""
-    count, labels, stats, centroids = cv2.connectedComponentsWithStats(
-        region.foreground, connectivity=8, ltype=cv2.CV_32S
+    _, labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
+        region.foreground, 8, cv2.CV_32S, cv2.CCL_BBDT
     )
-    if count <= 1:
-        return np.zeros(region.foreground.shape, bool), np.zeros((0, 4), np.int64)
     radius = np.maximum(map_at(region.radius, np.asarray(centroids, np.float64)), 1.0)
     big = stats[:, cv2.CC_STAT_AREA] >= CROWD_DISCS * np.pi * radius * radius
     big[0] = False
+    if not big.any():
+        return np.zeros(region.foreground.shape, bool), np.zeros((0, 4), np.int64)
     mask: NDArray[np.bool_] = big[labels]
     corner = stats[big][:, :2].astype(np.int64)
     boxes = np.column_stack([corner, corner + stats[big][:, 2:4]]).astype(np.int64)
@@ -178,7 +178,7 @@ def crowd_centres(
     # Faint candidates (allowed for balls near the cloth's colour) come after every solid one.
     rank = best_votes * shares + (cover >= MIN_COVER)
     order = np.flatnonzero(usable)[np.argsort(-rank[usable], kind="stable")]
-    return _place(region, crowd, candidates[order], radius[order])
+    return _place(region, crowd, candidates[order], radius[order], cover[order])
 
 
 def _vote_peaks(
@@ -198,10 +198,12 @@ def _place(
     crowd: NDArray[np.bool_],
     candidates: NDArray[np.float64],
     radius: NDArray[np.float64],
+    cover: NDArray[np.float64],
 ) -> NDArray[np.float64]:
     """Greedy explanation: each candidate in order becomes a ball if it is not nearer to a
-    placed one than touching balls can be and its disc still holds unexplained foreground;
-    a placed ball's disc is then explained."""
+    placed one than touching balls can be and its disc still holds unexplained foreground
+    (against `cover`, its `disc_share` of all foreground); a placed ball's disc is then
+    explained."""
     residual = (crowd & (region.foreground > 0)).astype(np.uint8)
     min_gap = GAP_SHARE * touching_gap(region, candidates)
     placed: list[int] = []
@@ -211,7 +213,7 @@ def _place(
             if np.any(gaps < min_gap[index]):
                 continue
         xy, r = candidates[index : index + 1], radius[index : index + 1]
-        if disc_share(residual, xy, r)[0] < MIN_NEW * disc_share(region.foreground, xy, r)[0]:
+        if disc_share(residual, xy, r)[0] < MIN_NEW * cover[index]:
             continue
         placed.append(index)
         centre = (round(float(xy[0, 0])), round(float(xy[0, 1])))
