@@ -8,13 +8,14 @@ paths), and a dropping ball may have touched a cushion or a jaw too late for the
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
 
 from tracking import contacts, jaws
-from tracking.geometry import line_crossing_s, nearest_pocket
+from tracking.geometry import drop_crossing_s, line_crossing_s, nearest_pocket
 from tracking.history import FloatArray, fit_lines
 from tracking.starts import Path, StartExplainer
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
@@ -53,7 +54,7 @@ class DropExplainer(StartExplainer):
             events += self._hit_into_pocket(int(ball))
             if status == TrackStatus.POCKETED:
                 events += self._last_cushion_before_drop(int(ball)) or self._jaw_rub(int(ball))
-            time_s = self._left_bed_s(int(ball))
+            time_s = self._left_bed_s(int(ball), status == TrackStatus.POCKETED)
             xy = (float(self._seen_xy[ball, 0]), float(self._seen_xy[ball, 1]))
             pocket = str(nearest_pocket(self.table, xy)) if status == TrackStatus.POCKETED else None
             events.append(
@@ -61,13 +62,14 @@ class DropExplainer(StartExplainer):
             )
         return events
 
-    def _left_bed_s(self, ball: int) -> float:
-        """When a ball the tracker now calls pocketed or off the table left the bed: where
-        its path from its last sightings since it started crosses a cushion line (a ball
-        drops once its centre is past the bed's edge; the detector often loses it a few
-        frames before, in the dark of the pocket mouth), no sooner than a frame after it was
-        last seen, no later than now, and within `_CROSSING_HORIZON_S` of that sighting;
-        a frame after it was last seen when its path since the start is unknown or slow."""
+    def _left_bed_s(self, ball: int, dropped: bool) -> float:
+        """When a ball the tracker now calls pocketed (``dropped``) or off the table left
+        the bed: where its path from its last sightings since it started reaches a pocket's
+        hole (`geometry.drop_crossing_s`; the detector often loses a dropping ball a few
+        frames before, in the dark of the pocket mouth) or, off the table or meeting no
+        hole, a cushion line; no sooner than a frame after it was last seen, no later than
+        now, and within `_CROSSING_HORIZON_S` of that sighting; a frame after it was last
+        seen when its path since the start is unknown or slow."""
         assert self._last_time is not None
         seen_s = float(self._seen_time[ball])
         count = self._history.count
@@ -77,7 +79,10 @@ class DropExplainer(StartExplainer):
         crossing = seen_s + self._dt
         if n[0] >= 2 and float(np.linalg.norm(v[0])) >= self.config.start_min_speed_mm_s:
             at_seen = p[0] + v[0] * (seen_s - float(t_ref[0]))
-            ahead = min(line_crossing_s(self.table, at_seen, v[0]), _CROSSING_HORIZON_S)
+            ahead = drop_crossing_s(self.table, at_seen, v[0]) if dropped else math.inf
+            if not math.isfinite(ahead):
+                ahead = line_crossing_s(self.table, at_seen, v[0])
+            ahead = min(ahead, _CROSSING_HORIZON_S)
             crossing = max(crossing, seen_s + ahead)
         return min(crossing, self._last_time)
 

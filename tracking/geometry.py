@@ -57,6 +57,62 @@ def line_crossing_s(
     return best
 
 
+CORNER_SHELF_MM = 41.3
+"""How far behind a corner pocket's mouth line (jaw tip to jaw tip) its hole begins, along
+the diagonal, mm (WPA: the shelf is 1 to 2 1/4 in deep; the middle)."""
+
+SIDE_SHELF_MM = 4.8
+"""How far behind a side pocket's mouth (the cushion line) its hole begins, mm (WPA: 0 to
+3/8 in; the middle)."""
+
+
+def drop_crossing_s(
+    table: TableSpec, xy_mm: NDArray[np.float64], velocity_mm_s: NDArray[np.float64]
+) -> float:
+    """Seconds until a centre moving straight reaches the edge of a pocket's hole, where a
+    ball drops: a corner pocket's hole begins `CORNER_SHELF_MM` behind its mouth line (a
+    line across the corner at 45 degrees), a side pocket's `SIDE_SHELF_MM` past its
+    cushion line; the crossing must lie within the mouth. 0 when the centre is already
+    over a hole, +inf when the path meets none.
+
+    Args:
+        table: the table.
+        xy_mm: (2,) the centre, table mm.
+        velocity_mm_s: (2,) its velocity, mm/s.
+    """
+    xy = np.asarray(xy_mm, dtype=np.float64).reshape(2)
+    velocity = np.asarray(velocity_mm_s, dtype=np.float64).reshape(2)
+    corner_edge = math.sqrt(2.0) * (0.5 * table.corner_mouth_mm - CORNER_SHELF_MM)
+    corner_span = table.corner_mouth_mm / math.sqrt(2.0)
+    best = math.inf
+    for pocket in POCKETS:
+        point = np.asarray(table.pocket_xy_mm(pocket))
+        # Distances in from the pocket's two cushion lines (x, then y), and their rates.
+        inward = np.array([1.0 if point[0] == 0.0 else -1.0, 1.0 if point[1] == 0.0 else -1.0])
+        local, rate = (xy - point) * inward, velocity * inward
+        if pocket.is_corner():
+            time_s = _reach_s(float(local.sum()), float(rate.sum()), corner_edge)
+            span: tuple[int, ...] = (0, 1)
+            limit = corner_span
+        else:
+            time_s = _reach_s(float(local[1]), float(rate[1]), -SIDE_SHELF_MM)
+            span = (0,)
+            limit = 0.5 * table.side_mouth_mm
+        if not math.isfinite(time_s):
+            continue
+        there = local + rate * time_s
+        if all(abs(float(there[axis])) <= limit for axis in span):
+            best = min(best, time_s)
+    return best
+
+
+def _reach_s(value: float, rate: float, edge: float) -> float:
+    """Seconds until ``value`` changing at ``rate`` falls to ``edge`` (0: already below)."""
+    if value <= edge:
+        return 0.0
+    return (edge - value) / rate if rate < 0.0 else math.inf
+
+
 def segment_point_distance_mm(
     start_xy_mm: NDArray[np.float64],
     end_xy_mm: NDArray[np.float64],

@@ -78,6 +78,7 @@ class HiddenStroke:
     _moving: NDArray[np.bool_]
     _displaced: NDArray[np.bool_]
     _anchor: FloatArray
+    _seen_xy: FloatArray
     _history: PositionHistory
     _pending_starts: list[tuple[int, int]]
     _start_count: dict[int, int]
@@ -162,6 +163,7 @@ class HiddenStroke:
             together = self._frozen_to(
                 [b for b in together if np.isfinite(self._anchor[b, 0])] or [ball]
             )
+            together = self._ahead_of_cue(rest, together)
             first = together[first_reached(rest, self._anchor[together], self._diameter)]
             last = self._cue_last_seen(t_start)
             if last is not None and t_start - last <= _VANISH_S:
@@ -195,6 +197,16 @@ class HiddenStroke:
                 )
             )
         return events
+
+    def _ahead_of_cue(self, rest: FloatArray, balls: list[int]) -> list[int]:
+        """``balls`` on the side of the cue ball's rest spot it went to, when it was found
+        far from there (a ball behind it cannot have been hit first: the cue ball would
+        have had to come back past its spot); all of them when none is, or it was not."""
+        found = self._seen_xy[CUE] - rest
+        if float(np.linalg.norm(found)) <= 2.0 * self._diameter:
+            return balls
+        ahead = [b for b in balls if float((self._anchor[b] - rest) @ found) > 0.0]
+        return ahead or balls
 
     def _frozen_to(self, balls: list[int]) -> list[int]:
         """``balls`` and every object ball resting against them, through any chain of

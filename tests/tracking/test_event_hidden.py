@@ -91,3 +91,22 @@ def test_ball_inferred_pocketed_after_it_was_lost_says_why() -> None:
     assert drop.to_json()["reason"] == drop.reason
     seen = [e for e in truth.events if e.kind == EventKind.BALL_POCKET]
     assert all(e.reason is None for e in seen)
+
+
+@pytest.mark.parametrize(
+    ("found", "expected"),
+    [((1600.0, 520.0), [1, 2]), ((600.0, 300.0), [1, 2, 7])],
+    ids=["found-far-toward-the-rack", "found-near-its-spot"],
+)
+def test_a_hidden_strokes_first_ball_lies_on_the_side_the_cue_ball_went(
+    found: tuple[float, float], expected: list[int]
+) -> None:
+    """A ball the tracker places behind the cue ball's rest spot (a misread rack ball) cannot
+    have been hit first when the cue ball was found far the other way."""
+    from tracking.events import EventDetector
+
+    detector = EventDetector(TABLE)
+    rest = np.array([490.0, 286.0])
+    detector._anchor[[1, 2, 7]] = [(1674.0, 562.0), (1775.0, 604.0), (315.0, 248.0)]
+    detector._seen_xy[0] = found
+    assert detector._ahead_of_cue(rest, [1, 2, 7]) == expected

@@ -7,13 +7,16 @@ import math
 import numpy as np
 import pytest
 
+from calibration.table import TableSpec
 from referee.shots import facts_from_events
 from tests.tracking.builders import TABLE, Noise, Truth, run_tracking, simulate
 from tracking.event_config import EventConfig
 from tracking.events import EventDetector
+from tracking.geometry import SIDE_SHELF_MM, drop_crossing_s
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 
 DIAMETER = TABLE.ball_diameter_mm
+TABLE_8FT = TableSpec(length_mm=2235.0, width_mm=1118.0)
 
 
 def _key(event: Event) -> tuple[str, frozenset[int], str | None, str | None]:
@@ -212,9 +215,10 @@ def test_cue_ball_stopped_dead_on_a_near_ball_still_opens_a_shot(gap_mm: float) 
 def _rolling_into_side_pocket(lost_at_mm: float, fps: float) -> tuple[list[TrackSet], float]:
     """TrackSets of the 6 rolling straight into the side-left pocket at 1 m/s, seen until its
     centre is ``lost_at_mm`` from the cushion line, then hidden until the tracker calls it
-    pocketed (its centre 150 mm past the line); and when the centre crossed the line, s."""
+    pocketed (its centre 150 mm past the line); and when the centre reached the hole (the
+    side pocket's shelf past the line), s."""
     speed, start = 1000.0, 400.0
-    crossing_s = 0.5 + start / speed
+    crossing_s = 0.5 + (start + SIDE_SHELF_MM) / speed
     out = []
     for frame in range(round(2.0 * fps)):
         time_s = frame / fps
@@ -243,10 +247,10 @@ def _rolling_into_side_pocket(lost_at_mm: float, fps: float) -> tuple[list[Track
 @pytest.mark.parametrize(
     "lost_at_mm", [300.0, 100.0, 40.0, -5.0], ids=["too-far", "far", "near", "past-line"]
 )
-def test_a_drop_is_timed_where_the_path_leaves_the_bed(lost_at_mm: float, fps: float) -> None:
+def test_a_drop_is_timed_where_the_path_reaches_the_hole(lost_at_mm: float, fps: float) -> None:
     """The detector loses a ball in the dark of the pocket mouth a few frames before it
-    drops: the drop is put where its path crosses the cushion line (the bed's edge), within
-    a frame, not at its last sighting; one seen past the line dropped after that sighting;
+    drops: the drop is put where its path reaches the pocket's hole, within a frame, not at
+    its last sighting; one seen past the line dropped after that sighting;
     one lost too far from the edge (its path may yet bend) at most 0.2 s after it."""
     tracksets, crossing_s = _rolling_into_side_pocket(lost_at_mm, fps)
     detector = EventDetector(TABLE)
@@ -268,3 +272,22 @@ def test_a_ball_gone_as_it_started_drops_a_frame_after_its_last_sighting() -> No
     drop = next(e for e in events if e.kind == EventKind.BALL_POCKET)
     last_seen_s = max(ts.time_s for ts in tracksets if ts.status[1] == TrackStatus.ON_TABLE)
     assert drop.time_s == pytest.approx(last_seen_s + 1.0 / 60.0, abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("xy", "velocity", "expected_s"),
+    [
+        ((100.0, 100.0), (-1000.0, -1000.0), (100.0 - 11.8) / 1000.0),  # down the diagonal
+        ((100.0, 28.6), (-1000.0, 0.0), 0.105),  # along the rail: past the corner point
+        ((1117.5, 100.0), (0.0, -1000.0), 0.1048),  # straight into the side pocket
+        ((1117.5, 100.0), (1000.0, 0.0), math.inf),  # along the table: no hole ahead
+        ((300.0, 100.0), (0.0, -1000.0), math.inf),  # into a cushion, no pocket there
+        ((5.0, 5.0), (0.0, 0.0), 0.0),  # already over the hole
+    ],
+    ids=["corner-diagonal", "corner-rail", "side", "lengthwise", "cushion", "over-the-hole"],
+)
+def test_drop_crossing_reaches_the_edge_of_the_hole(
+    xy: tuple[float, float], velocity: tuple[float, float], expected_s: float
+) -> None:
+    got = drop_crossing_s(TABLE_8FT, np.array(xy), np.array(velocity))
+    assert got == pytest.approx(expected_s, abs=2e-3)
