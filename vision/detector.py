@@ -327,7 +327,8 @@ class BallDetector:
         if self.config.channel_edges:
             band = mosaic.gather(self.view.edge_band)
             skip = channel_edge_skip(band, separation, self.view.camera is not None)
-            gradient = with_channel_edges(gradient, crop, self.cloth.channel, skip)
+            edges = self.config.edge_gradient
+            gradient = with_channel_edges(gradient, crop, self.cloth.channel, skip, edges)
         # Tile borders are not edges: the picture just stops there.
         inside = cv2.erode(mosaic.gather(self._ones), np.ones((3, 3), np.uint8))
         gradient *= inside[..., None].astype(np.float32)

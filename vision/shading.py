@@ -5,9 +5,9 @@ from a lightness gradient. Grey lightness weighs the channels by how bright they
 person, so a ball of the cloth's hue that differs from it mostly in the cloth's own channel
 (a red 3 or a maroon 7 on red cloth: red, weighed 0.3 in grey; a dark green 6 on green cloth)
 shows a weak edge where the picture has a sharp one. The channel in which the cloth is
-brightest carries that difference in full, so per pixel the stronger of the grey gradient and
-that channel's gradient is kept: edges grey shows well stay as they were, and on a neutral
-edge every channel changes alike, so the two agree.
+brightest carries that difference in full, so where grey is blind (below the outline
+threshold) the channel's gradient is taken when it is stronger: edges grey shows well stay as
+they were, and on a neutral edge every channel changes alike, so the two agree.
 
 Where it is not used (`channel_edge_skip`): where the camera looks at the table at a slant, a
 ball's contact shadow shows beside it, darker cloth with an edge as sharp as the ball's in the
@@ -78,6 +78,7 @@ def with_channel_edges(
     image: NDArray[np.uint8],
     channel: int,
     skip: NDArray[np.uint8] | None = None,
+    keep_above: float | None = None,
 ) -> NDArray[np.float32]:
     """The lightness gradient with, per pixel, the channel's gradient where that is stronger.
 
@@ -86,6 +87,10 @@ def with_channel_edges(
         image: (H, W, 3) uint8 BGR pixels it was taken from.
         channel: the BGR channel to add (`brightest_channel` of the cloth).
         skip: optional (H, W) uint8 mask, nonzero where the grey gradient stays as it is.
+        keep_above: optional grey gradient magnitude (lightness units per px; the
+            detector's outline threshold) from which grey already shows an edge and is kept:
+            the channel only fills in where grey is blind, so outlines grey reads well (the
+            balls of a rack, whose neighbours' edges in the channel would pull them) stay.
 
     Returns:
         (H, W, 2) float32 gradient, lightness units per px.
@@ -93,8 +98,11 @@ def with_channel_edges(
     if gradient.shape != (*image.shape[:2], 2):
         raise ValueError(f"gradient is {gradient.shape}, image is {image.shape}")
     extra = sobel_pair(np.ascontiguousarray(image[..., channel]), _TO_LIGHTNESS)
-    stronger = np.einsum("hwc,hwc->hw", extra, extra) > np.einsum("hwc,hwc->hw", gradient, gradient)
+    grey = np.einsum("hwc,hwc->hw", gradient, gradient)
+    stronger = np.einsum("hwc,hwc->hw", extra, extra) > grey
     if skip is not None:
         stronger &= skip == 0
+    if keep_above is not None:
+        stronger &= grey < keep_above * keep_above
     merged: NDArray[np.float32] = np.where(stronger[..., None], extra, gradient)
     return merged

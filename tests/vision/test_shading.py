@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from tests.vision.scenes import render_scene, scatter
-from vision.detector import BallDetector
+from vision.detector import BallDetector, DetectorConfig
 from vision.shading import brightest_channel, channel_edge_skip, sobel_pair, with_channel_edges
 from vision.synthetic.table_image import Lighting
 
@@ -84,6 +84,17 @@ def test_skipped_pixels_keep_the_grey_gradient() -> None:
     np.testing.assert_array_equal(with_channel_edges(grey, image, 2, skip), grey)
 
 
+def test_edges_grey_already_shows_are_kept() -> None:
+    image = _disc(CLOTHS["red"], (30, 25, 105))
+    grey = _grey_gradient(image)
+    merged = with_channel_edges(grey, image, 2, keep_above=1.0)
+    strong = np.hypot(grey[..., 0], grey[..., 1]) >= 1.0
+    assert strong.any()
+    np.testing.assert_array_equal(merged[strong], grey[strong])
+    # Where grey is blind the red channel still fills in the rim.
+    assert np.any(merged[~strong] != grey[~strong])
+
+
 def test_a_mismatched_gradient_is_refused() -> None:
     image = np.zeros((10, 12, 3), np.uint8)
     with pytest.raises(ValueError, match="gradient"):
@@ -133,7 +144,7 @@ def test_the_red_3_on_red_cloth_in_dim_light_is_found(seed: int) -> None:
         cloth="red",
         lighting=Lighting(brightness=0.6),
     )
-    found = BallDetector(scene.calibration).detect(scene.frame)
+    found = BallDetector(scene.calibration, DetectorConfig(channel_edges=True)).detect(scene.frame)
     assert len(found) == 11
     gaps = np.linalg.norm(scene.uv_px[:, None] - found.xy_px[None], axis=2)
     assert np.all(gaps.min(axis=1) < 0.5 * found.radius_px.min())
