@@ -95,8 +95,8 @@ class TableView:
         centre_valid: (H, W) uint8 mask, 1 where a ball's centre may lie (the surface at the
             ball-centre height, shrunk by half a ball radius: a centre is a radius from the
             cushion noses, and pocket holes and cushion faces are left out; in a corner
-            pocket's mouth it reaches three quarters of a radius past the jaw line, where a
-            ball hangs on the lip).
+            pocket's mouth it reaches a quarter of a radius past the jaw line, where a ball
+            hangs on the lip: farther, the review found false balls in the mouth).
         edge_band: (H, W) uint8 mask, 1 on the valid region within about two ball diameters
             of the cushions, where an angled camera sees cushion faces and pocket jaws (in an
             uncalibrated view, as far inside the region's border).
@@ -125,7 +125,7 @@ class TableView:
         cv2.fillPoly(valid, [outline], 1)
         centre_valid = np.zeros((height, width), np.uint8)
         radius_mm = table.ball_radius_mm
-        inner = _outline_px(camera, centre_outline_mm(table, 0.5 * radius_mm, 0.75 * radius_mm))
+        inner = _outline_px(camera, centre_outline_mm(table, 0.5 * radius_mm, 0.25 * radius_mm))
         cv2.fillPoly(centre_valid, [inner], 1)
         us = np.arange(0, width + _RADIUS_GRID_PX, _RADIUS_GRID_PX, dtype=np.float64)
         vs = np.arange(0, height + _RADIUS_GRID_PX, _RADIUS_GRID_PX, dtype=np.float64)

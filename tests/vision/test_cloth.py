@@ -33,7 +33,7 @@ def _inside(outline: np.ndarray, point: tuple[float, float]) -> bool:
 def test_a_centre_may_lie_on_a_corner_pocket_lip_but_not_over_the_hole(
     point: tuple[float, float], expected: bool
 ) -> None:
-    outline = centre_outline_mm(TABLE, 0.5 * R, 0.75 * R)
+    outline = centre_outline_mm(TABLE, 0.5 * R, 0.25 * R)
     assert _inside(outline, point) is expected
 
 
