@@ -66,9 +66,11 @@ def test_detection_on_the_labelled_overhead_test_split() -> None:
     # gone). Small, blurred balls in tight racks and clusters merge into blobs, and the
     # cloth model does not follow the lamps' falloff; see the issue 4 report.
     # With crowded blobs explained ball by ball (vision/separate.py): recall 0.617,
-    # precision 0.922 (the same commit's base: 0.586 / 0.545).
-    assert recall >= 0.5
-    assert precision >= 0.8
+    # precision 0.922 (the same commit's base: 0.586 / 0.545). With an uncalibrated
+    # view's border band (cushion tops of the cloth's colour) as static background:
+    # recall 0.619, precision 0.935.
+    assert recall >= 0.58
+    assert precision >= 0.9
 
 
 @pytest.mark.parametrize(
