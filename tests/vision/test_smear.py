@@ -81,7 +81,8 @@ def test_a_smeared_cue_ball_over_green_is_not_a_coloured_ball() -> None:
         1 / 2.2
     ) * 255
     pixels = np.clip(mixed + rng.normal(0, 2, mixed.shape), 0, 255).astype(np.uint8)
-    identifier = Identifier(IdentifierConfig(palette="standard", exclusive=False))
+    config = IdentifierConfig(palette="standard", exclusive=False, smeared_area_ratio=0.9)
+    identifier = Identifier(config)
     gains = np.ones(3, np.float32)
     streak = identifier.features([pixels], gains, np.array([10.0]), cloth[None].astype(np.float32))
     assert streak[0, 5] > identifier.config.smeared_area_ratio
