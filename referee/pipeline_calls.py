@@ -8,7 +8,7 @@ that changes the decision) is flagged for review, with the reasons, never presen
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.declarations import DeclarationLog, ShotDeclarations, assume_call
@@ -24,7 +24,8 @@ from referee.rules import (
     next_rack,
     warn,
 )
-from tracking.types import Event
+from tracking.types import Event, EventKind
+from vision.types import CUE
 
 _BALL_LIST_FACTS = ("off_table", "balls_moving_at_strike", "balls_disturbed")
 
@@ -127,6 +128,24 @@ def _on_table_only(
     return clean, notes
 
 
+def _break_counted(shot: ShotInput, is_break: bool) -> dict[str, Any]:
+    """The shot's facts, with the break's count of object balls to a cushion filled in from
+    its cushion events when the game says the shot is a break but the segmenter did not see
+    a rack (a false ball outside the rack, or rack balls hidden at the strike).
+
+    The game state is the authority on which shot breaks a rack; the camera's rack test only
+    decides how the segmenter fills the facts.
+    """
+    if not is_break or shot.facts.get("object_balls_to_cushion_on_break") is not None:
+        return shot.facts
+    balls = {
+        e.balls[0]
+        for e in shot.events
+        if e.kind == EventKind.BALL_CUSHION and e.balls and e.balls[0] != CUE
+    }
+    return {**shot.facts, "object_balls_to_cushion_on_break": len(balls)}
+
+
 class CallStage:
     """Judges shots in order, carrying the game state over shots and racks.
 
@@ -155,6 +174,7 @@ class CallStage:
         self._previous_strike_s = shot.time_strike_s
         assumptions = self._before_shot(declared)
         is_break = self.state.is_break
+        shot = replace(shot, facts=_break_counted(shot, is_break))
         facts, notes = _on_table_only(shot.facts, self.state.balls_on_table)
         undeclared = self._step(declared, facts)
         declared, assumed = assume_call(declared, facts, is_break)

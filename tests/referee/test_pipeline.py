@@ -445,3 +445,32 @@ def test_a_cue_ball_in_hand_or_seen_once_keeps_the_full_searches_going(
     for index in range(16):
         pipeline.process(_frame(index))
     assert [i for i, hint in enumerate(detector.hints) if hint is None] == expected
+
+
+def _cushion(ball: int, frame: int) -> Event:
+    return Event(frame, frame / 60, EventKind.BALL_CUSHION, (ball,), cushion="foot")
+
+
+@pytest.mark.parametrize(
+    ("cushioned", "legal"),
+    [((2, 3, 4, 5, 0, 2), True), ((2, 3, 0), False)],
+    ids=["four-balls-counted-once", "three-balls"],
+)
+def test_a_break_the_segmenter_missed_is_counted_from_its_cushion_events(
+    cushioned: tuple[int, ...], legal: bool
+) -> None:
+    """The game says the first shot breaks the rack; a false ball outside the rack kept the
+    segmenter from seeing one, so it gave no count: the count comes from the shot's events
+    (distinct object balls, the cue ball not counted)."""
+    facts = {
+        "first_object_ball_contacted": 1,
+        "cushion_after_first_contact": [2],
+        "object_balls_to_cushion_on_break": None,
+        "pocketed": [],
+    }
+    events = tuple(_cushion(ball, 2 + i) for i, ball in enumerate(cushioned))
+    pipeline, _ = _pipeline({6: [ShotInput(1, 6, 1 / 60, facts, events=events)]})
+    shot = next(s.to_json() for i in range(7) for s in pipeline.process(_frame(i)).shots)
+    assert shot["call"] is not None
+    assert ("CASSE1_FOUR_CUSHIONS" not in shot["call"]["fouls"]) == legal
+    assert shot["facts"]["object_balls_to_cushion_on_break"] == len(set(cushioned) - {0})
