@@ -94,9 +94,8 @@ class TableView:
             ball-centre height, grown by a margin so balls frozen to a cushion are whole).
         centre_valid: (H, W) uint8 mask, 1 where a ball's centre may lie (the surface at the
             ball-centre height, shrunk by half a ball radius: a centre is a radius from the
-            cushion noses, and pocket holes and cushion faces are left out; in a corner
-            pocket's mouth it reaches a quarter of a radius past the jaw line, where a ball
-            hangs on the lip: farther, the review found false balls in the mouth).
+            cushion noses, and pocket holes and cushion faces are left out; with a lip shelf
+            (`from_calibration`) it reaches past a corner pocket's jaw line).
         edge_band: (H, W) uint8 mask, 1 on the valid region within about two ball diameters
             of the cushions, where an angled camera sees cushion faces and pocket jaws (in an
             uncalibrated view, as far inside the region's border).
@@ -116,8 +115,17 @@ class TableView:
     separation: NDArray[np.float32]
 
     @classmethod
-    def from_calibration(cls, calibration: Calibration, margin_mm: float = 20.0) -> TableView:
-        """Mask and radius map of a calibrated table; `margin_mm` grows the surface outline."""
+    def from_calibration(
+        cls, calibration: Calibration, margin_mm: float = 20.0, lip_shelf_radii: float | None = None
+    ) -> TableView:
+        """Mask and radius map of a calibrated table; `margin_mm` grows the surface outline.
+
+        `lip_shelf_radii` (off by default) lets a ball's centre lie that many radii past a
+        corner pocket's jaw line, where a ball hangs on the lip (`centre_outline_mm`). Off:
+        in review it found fresh s3_top's 10 on the lip but put false balls in the pocket
+        mouths of angled views (broadcast_nudge ball-frame precision 0.977 -> 0.880,
+        corner_offtable calls 3/3 -> 2/3).
+        """
         camera, table = calibration.camera, calibration.table
         width, height = camera.image_size
         valid = np.zeros((height, width), np.uint8)
@@ -125,7 +133,12 @@ class TableView:
         cv2.fillPoly(valid, [outline], 1)
         centre_valid = np.zeros((height, width), np.uint8)
         radius_mm = table.ball_radius_mm
-        inner = _outline_px(camera, centre_outline_mm(table, 0.5 * radius_mm, 0.25 * radius_mm))
+        inner = _outline_px(
+            camera,
+            surface_outline_mm(table, -0.5 * radius_mm)
+            if lip_shelf_radii is None
+            else centre_outline_mm(table, 0.5 * radius_mm, lip_shelf_radii * radius_mm),
+        )
         cv2.fillPoly(centre_valid, [inner], 1)
         us = np.arange(0, width + _RADIUS_GRID_PX, _RADIUS_GRID_PX, dtype=np.float64)
         vs = np.arange(0, height + _RADIUS_GRID_PX, _RADIUS_GRID_PX, dtype=np.float64)
