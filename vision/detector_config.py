@@ -58,6 +58,14 @@ class DetectorConfig:
             default: full searches gain (fresh s3_top recall 95.6 -> 99.7 %), but in the
             review's hinted windows it finds false balls (fresh f3_top ball-frame
             precision 0.94 -> 0.87, calls 2/3 -> 1/3).
+        separate_crowds: foreground blobs larger than one ball (racks, clusters, a ball by
+            an arm, a sleeve) are explained ball by ball from round outlines
+            (`vision.separate`). Single images gain much (real overhead fisheye test split,
+            uncalibrated: precision 0.545 -> 0.935, recall 0.586 -> 0.619; broadcast_pushout's
+            rack 5 -> 8 of 10 found), but in the review angled views lose identities
+            (corner_lip_stay identity 0.993 -> 0.889, switches 14 -> 56; a breaker's hand
+            taken for a ball in broadcast_nudge): calls on the 9 sample clips 21/26 off,
+            20/26 on. Off by default until the crowd step keeps rack balls' colours apart.
         identifier: identification settings.
     """
 
@@ -82,4 +90,5 @@ class DetectorConfig:
     still_max_age_s: float = 1.0
     full_refresh_s: float = 2.0
     channel_edges: bool = False
+    separate_crowds: bool = False
     identifier: IdentifierConfig = field(default_factory=IdentifierConfig)

@@ -129,7 +129,9 @@ def _detect_all(calibration: Any, frames: Any, args: argparse.Namespace, progres
     from vision.identify import IdentifierConfig
     from vision.types import ball_name
 
-    config = DetectorConfig(identifier=IdentifierConfig(palette=args.palette))
+    # Each frame is searched on its own here (no tracker): crowded blobs are explained
+    # ball by ball, which single images gain from (see DetectorConfig.separate_crowds).
+    config = DetectorConfig(identifier=IdentifierConfig(palette=args.palette), separate_crowds=True)
     try:
         detector = _make_detector(calibration, config, getattr(args, "detector", "classical"))
     except ValueError as error:

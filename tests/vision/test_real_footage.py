@@ -17,7 +17,7 @@ import pytest
 from scipy.optimize import linear_sum_assignment
 
 from vision.cloth import TableView
-from vision.detector import BallDetector
+from vision.detector import BallDetector, DetectorConfig
 from vision.identify import Identifier, IdentifierConfig
 from vision.learned.evaluate import cloth_mask
 from vision.types import Frame
@@ -50,7 +50,8 @@ def test_detection_on_the_labelled_overhead_test_split() -> None:
         centres = boxes[:, 1:3] * [width, height]
         halves = boxes[:, 3:5] * [width, height] / 2.0
         radius = float(np.median(halves))
-        detector = BallDetector.from_view(TableView.uncalibrated(cloth_mask(image), radius))
+        view = TableView.uncalibrated(cloth_mask(image), radius)
+        detector = BallDetector.from_view(view, DetectorConfig(separate_crowds=True))
         detections = detector.detect(Frame(image, 0, 0.0))
         inside = np.all(
             np.abs(detections.xy_px[None] - centres[:, None]) <= halves[:, None] + 1, axis=2

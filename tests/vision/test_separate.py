@@ -10,12 +10,14 @@ import pytest
 from tests.vision.scenes import rack_xy, render_scene
 from tests.vision.test_detector import match
 from vision.candidates import SearchRegion, outline_votes
-from vision.detector import BallDetector
+from vision.detector import BallDetector, DetectorConfig
 from vision.separate import crowd_centres, crowded, round_share
 from vision.synthetic.render import Overlay
 
 RADIUS = 10.0
 THRESHOLD = 16.0
+
+CROWDS = DetectorConfig(separate_crowds=True)
 
 
 def _region(mask: np.ndarray, lightness: np.ndarray | None = None) -> SearchRegion:
@@ -144,7 +146,7 @@ def test_every_racked_ball_is_found_in_any_view(preset: str) -> None:
     broadcast, corner); after it 10, 8-9 and 7-9."""
     xy, balls = rack_xy(seed=1)
     scene = render_scene(xy, balls, seed=1, preset=preset)
-    found = BallDetector(scene.calibration).detect(scene.frame)
+    found = BallDetector(scene.calibration, CROWDS).detect(scene.frame)
     rows, _ = match(scene, found)
     assert len(rows) >= 9, f"{len(rows)} of {len(balls)} racked balls found"
     assert len(rows) == len(found), "a detection that is no ball"
@@ -156,7 +158,7 @@ def test_a_sleeve_over_the_cloth_is_no_ball(preset: str) -> None:
     false ball lay along it in either view."""
     xy = np.array([[600.0, 300.0]])
     scene = render_scene(xy, [0], seed=2, preset=preset, overlays=(_sleeve(1500.0, 600.0, 40.0),))
-    found = BallDetector(scene.calibration).detect(scene.frame)
+    found = BallDetector(scene.calibration, CROWDS).detect(scene.frame)
     rows, _ = match(scene, found)
     assert len(rows) == 1
     assert len(found) == 1, f"{len(found) - 1} false balls along the sleeve"
