@@ -129,7 +129,18 @@ def test_fit_reproduces_the_corners_of_any_camera(camera: CameraModel) -> None:
         return
     prior = CameraPrior(distortion=tuple(camera.distortion))
     fit = fit_camera_report(corners, TABLE, IMAGE_SIZE, prior)
-    assert fit.reprojection_error_px < 1e-3
+    exact = fit.focal_source != "assumed"
+    if not exact:
+        # Nearly straight over the table the corners cannot fix the focal length (half-pixel
+        # noise would move an estimate by more than FOCAL_SPREAD_LIMIT): the fit assumes a
+        # camera height and says so, and the user gives the real one (a 2.95 m camera
+        # taken for 2.5 m put ball centres 3.9 mm off). Held in the refinement, the focal
+        # length brings the corners back within that noise only.
+        assert fit.assumptions
+        height = abs(float((camera.rotation.T @ camera.translation_mm)[2]))
+        prior = CameraPrior(distortion=tuple(camera.distortion), camera_height_mm=height)
+        fit = fit_camera_report(corners, TABLE, IMAGE_SIZE, prior)
+    assert fit.reprojection_error_px < (1e-3 if exact else 0.5)
     assert _ball_centre_error_mm(fit.camera, camera) < 2.0
 
 
