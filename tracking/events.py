@@ -105,7 +105,7 @@ class EventDetector(KinkExplainer):
         events += self._resolve_starts()
         events += self._analyse_kinks()
         events += self._watch_losses(trackset)
-        events += self._shot_end(trackset)
+        events += self._shot_end(trackset, events)
         events += self._resolve_losses(events)
         return sorted(events, key=lambda e: (e.time_s, e.kind != EventKind.STRIKE, e.kind))
 
@@ -298,7 +298,22 @@ class EventDetector(KinkExplainer):
             lip[resting] = in_pocket_mouth(self.table, self._anchor[resting])
         return lip
 
-    def _shot_end(self, trackset: TrackSet) -> list[Event]:
+    def _quiet_start(self, now_s: float, events: list[Event]) -> float:
+        """When the table fell quiet, seen at `now_s`: now, or, when a ball the tracker has
+        just given up as pocketed or off the table is what kept the shot busy, the later of
+        its (back-dated) removal and the last rest of the balls still in play. The tracker
+        coasts a dropped ball a while before giving it up; a cue ball placed by hand in that
+        time must not find the shot still open."""
+        removed = [
+            e.time_s for e in events if e.kind in (EventKind.BALL_POCKET, EventKind.BALL_OFF_TABLE)
+        ]
+        if not removed:
+            return now_s
+        rests = self._rest_since[self._alive]
+        rested = float(rests[np.isfinite(rests)].max()) if np.isfinite(rests).any() else -math.inf
+        return min(now_s, max(max(removed), rested))
+
+    def _shot_end(self, trackset: TrackSet, events: list[Event]) -> list[Event]:
         if not self._in_shot:
             return []
         latest = self._history.window(self._history.count - 1, self._history.count)[2][0]
@@ -310,7 +325,7 @@ class EventDetector(KinkExplainer):
             self._quiet_since = None
             return []
         if self._quiet_since is None:
-            self._quiet_since = trackset.time_s
+            self._quiet_since = self._quiet_start(trackset.time_s, events)
         if trackset.time_s - self._quiet_since + 1e-9 < self.config.settle_s:
             return []
         if self._on_lip().any() and trackset.time_s - self._quiet_since < self.config.lip_wait_s:

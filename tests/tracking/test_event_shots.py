@@ -8,6 +8,7 @@ import pytest
 
 from referee.shots import facts_from_events
 from tests.tracking.builders import TABLE, Noise, run_tracking, simulate
+from tracking.event_config import EventConfig
 from tracking.types import EventKind
 
 
@@ -96,3 +97,15 @@ def test_object_ball_lost_right_after_the_contact_is_still_the_first_contact() -
     run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=((2, hidden_from, 9.0),)))
     facts = facts_from_events(run.events, [2], is_break=False)
     assert facts["first_object_ball_contacted"] == 2, run.events
+
+
+def test_a_shot_ends_a_settle_time_after_its_last_drop_not_after_the_tracker_gives_up() -> None:
+    """The tracker coasts a dropped ball a while before it gives it up as pocketed; the
+    drop is back-dated to where its path met the hole, and the table has been quiet since
+    then: a cue ball put down by hand soon after must find the shot over."""
+    truth = simulate({0: (400.0, 400.0), 5: (1800.0, 400.0)}, [(0.1, 0, (-1200.0, -1200.0))], 3.0)
+    run = run_tracking(truth, Noise(position_std_mm=1.0), seed=4)
+    drop = next(e for e in run.events if e.kind == EventKind.BALL_POCKET and e.balls == (0,))
+    end = next(e for e in run.events if e.kind == EventKind.SHOT_END)
+    settle = EventConfig().settle_s
+    assert drop.time_s + settle - 1e-6 <= end.time_s <= drop.time_s + settle + 2.0 / truth.fps
