@@ -32,12 +32,9 @@ _BAND_RADII = 4.0
 jaws, in ball radii (about two diameters)."""
 
 
-def surface_outline_mm(table: TableSpec, margin_mm: float) -> NDArray[np.float64]:
-    """(8, 2) octagon of the playing surface: the rectangle with its corner pockets cut at
-    the mouths' jaw line, grown by `margin_mm` on every side; table mm."""
-    length, width = table.length_mm + margin_mm, table.width_mm + margin_mm
-    low = -margin_mm
-    cut = table.corner_mouth_mm / math.sqrt(2.0)
+def _octagon(low: float, length: float, width: float, cut: float) -> NDArray[np.float64]:
+    """(8, 2) the rectangle from (`low`, `low`) to (`length`, `width`) with its corners cut
+    `cut` along each side, table mm."""
     return np.array(
         [
             (low + cut, low),
@@ -51,6 +48,15 @@ def surface_outline_mm(table: TableSpec, margin_mm: float) -> NDArray[np.float64
         ],
         dtype=np.float64,
     )
+
+
+def surface_outline_mm(table: TableSpec, margin_mm: float) -> NDArray[np.float64]:
+    """(8, 2) octagon of the playing surface: the rectangle with its corner pockets cut at
+    the mouths' jaw line, grown by `margin_mm` on every side; table mm."""
+    length, width = table.length_mm + margin_mm, table.width_mm + margin_mm
+    low = -margin_mm
+    cut = table.corner_mouth_mm / math.sqrt(2.0)
+    return _octagon(low, length, width, cut)
 
 
 def centre_outline_mm(table: TableSpec, inset_mm: float, shelf_mm: float) -> NDArray[np.float64]:
@@ -61,19 +67,7 @@ def centre_outline_mm(table: TableSpec, inset_mm: float, shelf_mm: float) -> NDA
     jaw = table.corner_mouth_mm / math.sqrt(2.0) - math.sqrt(2.0) * shelf_mm
     cut = max(jaw - 2.0 * inset_mm, 0.0)
     low, length, width = inset_mm, table.length_mm - inset_mm, table.width_mm - inset_mm
-    return np.array(
-        [
-            (low + cut, low),
-            (length - cut, low),
-            (length, low + cut),
-            (length, width - cut),
-            (length - cut, width),
-            (low + cut, width),
-            (low, width - cut),
-            (low, low + cut),
-        ],
-        dtype=np.float64,
-    )
+    return _octagon(low, length, width, cut)
 
 
 def _outline_px(camera: CameraModel, outline_mm: NDArray[np.float64]) -> NDArray[np.int32]:
