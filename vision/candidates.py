@@ -467,8 +467,9 @@ def _radius_at(region: SearchRegion, xy: NDArray[np.float64]) -> NDArray[np.floa
 def map_at(
     image: NDArray[np.float32] | NDArray[np.uint8], xy: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    """Values of a (H, W) map at (K, 2) points, nearest pixel, clamped to the map."""
-    height, width = image.shape
+    """Values of a (H, W) map at (K, 2) points, nearest pixel, clamped to the map: (K,), or
+    (K, C) for an (H, W, C) map."""
+    height, width = image.shape[:2]
     u = np.minimum(np.maximum(np.round(xy[:, 0]).astype(np.int64), 0), width - 1)
     v = np.minimum(np.maximum(np.round(xy[:, 1]).astype(np.int64), 0), height - 1)
     values: NDArray[np.float64] = image[v, u].astype(np.float64)

@@ -47,7 +47,6 @@ from vision.memory import (
 )
 from vision.mosaic import Box, Mosaic, merge_boxes, pack
 from vision.shading import channel_edge_skip, with_channel_edges
-from vision.smear import colours_at
 from vision.types import NUM_CLASSES, Detections, Frame
 
 
@@ -242,7 +241,7 @@ class BallDetector:
             self._gains = white_balance_gains(np.concatenate(pixels, axis=0))
         # Radii and the cloth under each ball let the identifier tell streaks (their colour
         # mixed with the cloth's) from round balls.
-        cloth = colours_at(self.cloth.bgr, xy) if self.cloth is not None else None
+        cloth = map_at(self.cloth.bgr, xy).astype(np.float32) if self.cloth is not None else None
         features = self.identifier.features(pixels, self._gains, self._radius_at(xy), cloth)
         return self._entries(frame, xy, confidence, features)
 

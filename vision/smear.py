@@ -139,14 +139,6 @@ def smeared_colour_cost(
     return best
 
 
-def colours_at(image: NDArray[np.floating], xy_px: NDArray[np.float64]) -> NDArray[np.float32]:
-    """(K, 3) values of an (H, W, 3) image at (K, 2) points (nearest pixel, clamped)."""
-    height, width = image.shape[:2]
-    u = np.clip(np.round(xy_px[:, 0]).astype(np.int64), 0, width - 1)
-    v = np.clip(np.round(xy_px[:, 1]).astype(np.int64), 0, height - 1)
-    return np.asarray(image[v, u], np.float32)
-
-
 def mixed_colour_cost(
     colour_lab: NDArray[np.float32],
     cloth: NDArray[np.float32],
