@@ -32,6 +32,8 @@ class SearchRegion:
         threshold: the foreground distance in use.
         separation: (H, W) float32 shortest image distance between two touching balls' centres,
             in ball radii (`vision.cloth.TableView.separation`); None: 2 (seen from above).
+        valid: (H, W) uint8 1 where a ball's pixels may lie (`vision.cloth.TableView.valid`;
+            0 past the table's border and in mosaic gaps); None: everywhere.
     """
 
     image: NDArray[np.uint8]
@@ -42,6 +44,7 @@ class SearchRegion:
     centre_valid: NDArray[np.uint8]
     threshold: float
     separation: NDArray[np.float32] | None = None
+    valid: NDArray[np.uint8] | None = None
 
 
 def sample(image: NDArray[np.generic], points: NDArray[np.float64]) -> NDArray[np.float64]:
