@@ -60,25 +60,80 @@ GAP_SHARE = 0.75
 """Share of the touching-ball centre distance (`vision.candidates.touching_gap`) below which
 two outline peaks are one ball (outline peaks are a pixel or two off either way)."""
 
+MIN_SEPARATION = 1.1
+"""Shortest image distance between touching balls' centres, in radii
+(`vision.cloth.TableView.separation`), below which crowded blobs are left to the lone-ball
+search: a ball straight behind another then shows under 70 % of its disc (at 1.0 radii
+60 %, and a rack ball behind two nearer ones about half), too little to be named apart from
+them (measured in the review, real detector, corner views at 0.92-0.99: corner_lip_stay
+identity 99.3 -> 88.8 %, switches 14 -> 58, a rack ball misnamed at the start)."""
+
+BORDER_RADII = 0.5
+"""Length, in ball radii, along which a blob must touch the table's border to run
+off the table (an arm or a sleeve is at least a ball wide; a ball frozen to a cushion stays
+about 0.7 radii inside it, and blur reaches at most a pixel or two)."""
+
+UNEXPLAINED_DISCS = 1.0
+"""Area, in ball discs, of a piece of a crowded blob (opened by half a radius, so slivers
+between touching balls go) that no placed ball explains and that makes the blob more than
+balls (measured: a rendered breaker's hand with its cue about 2 discs)."""
+
+UNEXPLAINED_REACH = 1.4
+"""Radii from a ball's centre within which a large unexplained piece makes it doubtful
+(past the shadow and blur at its rim)."""
+
 _INNER = np.array([0.2, 0.45, 0.7, 0.85])
 _RIM = np.array([0.85, 0.95, 1.05, 1.15])
 
 
-def crowded(region: SearchRegion) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+def crowded(
+    region: SearchRegion, min_separation: float = MIN_SEPARATION
+) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
     """(H, W) mask of the foreground blobs larger than `CROWD_DISCS` discs of the radius
-    expected at their centroid, and (B, 4) their boxes (u0, v0, u1, v1), end exclusive."""
-    _, labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
+    expected at their centroid that stay on the table (`leaves_table`) where touching balls
+    lie at least `min_separation` radii apart in the image (`MIN_SEPARATION`), and (B, 4)
+    their boxes (u0, v0, u1, v1), end exclusive."""
+    count, labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
         region.foreground, 8, cv2.CV_32S, cv2.CCL_BBDT
     )
     radius = np.maximum(map_at(region.radius, np.asarray(centroids, np.float64)), 1.0)
     big = stats[:, cv2.CC_STAT_AREA] >= CROWD_DISCS * np.pi * radius * radius
     big[0] = False
+    if big.any() and region.separation is not None:
+        # Where touching balls' centres lie closer than this in the image, a ball behind
+        # another shows too little of itself to be placed and named apart from it.
+        big &= map_at(region.separation, np.asarray(centroids, np.float64)) >= min_separation
+    if big.any() and region.valid is not None:
+        leaving = leaves_table(region.valid, region.foreground, np.asarray(labels), count, radius)
+        big &= ~leaving
     if not big.any():
         return np.zeros(region.foreground.shape, bool), np.zeros((0, 4), np.int64)
     mask: NDArray[np.bool_] = big[labels]
     corner = stats[big][:, :2].astype(np.int64)
     boxes = np.column_stack([corner, corner + stats[big][:, 2:4]]).astype(np.int64)
     return mask, boxes
+
+
+def leaves_table(
+    valid: NDArray[np.uint8],
+    foreground: NDArray[np.uint8],
+    labels: NDArray[np.integer],
+    count: int,
+    radius: NDArray[np.float64],
+) -> NDArray[np.bool_]:
+    """(count,) which labelled blobs run past the table's border (where `valid` is 0: an arm,
+    a sleeve or a cue reaching in over the rail) along at least `BORDER_RADII` of the
+    (count,) radii.
+
+    A ball's pixels stay inside `valid` (the surface grown past the cushion noses), so a
+    blob touching its border along more than a short arc is not only balls: splitting it
+    from round outlines put balls on hands. Such blobs keep the distance-transform peaks.
+    """
+    inner = np.asarray(cv2.erode(valid, np.ones((3, 3), np.uint8), borderValue=1))
+    rim = (foreground > 0) & (inner == 0)
+    contact = np.bincount(labels[rim], minlength=count)[:count]
+    leaving: NDArray[np.bool_] = contact >= BORDER_RADII * radius
+    return leaving
 
 
 def crowd_votes(region: SearchRegion, boxes: NDArray[np.int64], edge: float) -> NDArray[np.float32]:
@@ -100,6 +155,7 @@ def crowd_votes(region: SearchRegion, boxes: NDArray[np.int64], edge: float) -> 
             gradient=region.gradient[rows, cols],
             centre_valid=region.centre_valid[rows, cols],
             separation=None if region.separation is None else region.separation[rows, cols],
+            valid=None if region.valid is None else region.valid[rows, cols],
         )
         votes[rows, cols] = np.maximum(votes[rows, cols], outline_votes(part, edge))
     return votes
@@ -154,7 +210,7 @@ def crowd_centres(
     """
     candidates = np.vstack([_vote_peaks(region, crowd, votes), seeds])
     if len(candidates) == 0:
-        return np.zeros((0, 2))
+        return seeds
     inside = map_at(crowd.astype(np.uint8), candidates) > 0
     inside &= map_at(region.centre_valid, candidates) > 0
     candidates = candidates[inside]
@@ -178,7 +234,40 @@ def crowd_centres(
     # Faint candidates (allowed for balls near the cloth's colour) come after every solid one.
     rank = best_votes * shares + (cover >= MIN_COVER)
     order = np.flatnonzero(usable)[np.argsort(-rank[usable], kind="stable")]
-    return _place(region, crowd, candidates[order], radius[order], cover[order])
+    placed, residual = _place(region, crowd, candidates[order], radius[order], cover[order])
+    return _explained(region, crowd, residual, placed)
+
+
+def _explained(
+    region: SearchRegion,
+    crowd: NDArray[np.bool_],
+    residual: NDArray[np.uint8],
+    placed: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """(K, 2) the placed balls, less those beside a large unexplained piece of their blob.
+
+    A blob of touching balls is explained by their discs but for slivers between them (and
+    a ball hidden behind nearer ones); a piece of at least `UNEXPLAINED_DISCS` discs that
+    no ball explains is something else (a hand, a sleeve, an arm over a rack). A ball
+    placed beside such a piece may be a round part of it (a breaker's hand at the end of a
+    sleeve was taken for a ball), so it is dropped; the blob's other balls stay.
+    """
+    size = max(3, int(0.5 * float(np.median(region.radius[crowd]))) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    pieces = np.asarray(cv2.morphologyEx(residual, cv2.MORPH_OPEN, kernel))
+    _, piece, stats, centroids = cv2.connectedComponentsWithStats(pieces, connectivity=8)
+    radius = np.maximum(map_at(region.radius, np.asarray(centroids, np.float64)), 1.0)
+    large = stats[:, cv2.CC_STAT_AREA] >= UNEXPLAINED_DISCS * np.pi * radius * radius
+    large[0] = False
+    if not large.any():
+        return placed
+    unexplained = large[piece].astype(np.uint8)
+    reach = UNEXPLAINED_REACH * map_at(region.radius, placed)
+    ring = placed[:, None, :] + reach[:, None, None] * DIRECTIONS[None]
+    beside = sample(unexplained, ring).max(axis=1, initial=0.0) > 0
+    beside |= map_at(unexplained, placed) > 0
+    kept: NDArray[np.float64] = placed[~beside]
+    return kept
 
 
 def _vote_peaks(
@@ -199,11 +288,12 @@ def _place(
     candidates: NDArray[np.float64],
     radius: NDArray[np.float64],
     cover: NDArray[np.float64],
-) -> NDArray[np.float64]:
+) -> tuple[NDArray[np.float64], NDArray[np.uint8]]:
     """Greedy explanation: each candidate in order becomes a ball if it is not nearer to a
     placed one than touching balls can be and its disc still holds unexplained foreground
     (against `cover`, its `disc_share` of all foreground); a placed ball's disc is then
-    explained."""
+    explained. Returns the (K, 2) placed centres and the (H, W) crowd foreground they leave
+    unexplained."""
     residual = (crowd & (region.foreground > 0)).astype(np.uint8)
     min_gap = GAP_SHARE * touching_gap(region, candidates)
     placed: list[int] = []
@@ -219,4 +309,4 @@ def _place(
         centre = (round(float(xy[0, 0])), round(float(xy[0, 1])))
         cv2.circle(residual, centre, round(float(r[0])), 0, -1)
     centres: NDArray[np.float64] = candidates[placed]
-    return centres
+    return centres, residual
