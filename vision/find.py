@@ -168,7 +168,11 @@ def _candidates(
     """(K, 2) candidate centres: distance-transform peaks of lone balls, crowded blobs
     explained ball by ball (vision.separate) and, when `thorough`, round outlines."""
     blobs = distance_peaks(region, config.min_peak_ratio, config.max_peak_ratio)
-    crowd, boxes = crowded(region) if config.separate_crowds else (None, np.zeros((0, 4), np.int64))
+    crowd, boxes = (
+        crowded(region, config.crowd_min_separation)
+        if config.separate_crowds
+        else (None, np.zeros((0, 4), np.int64))
+    )
     votes = outline_votes(region, config.edge_gradient) if thorough else None
     if crowd is not None and len(boxes):
         if votes is None:
