@@ -131,7 +131,12 @@ def _detect_all(calibration: Any, frames: Any, args: argparse.Namespace, progres
 
     # Each frame is searched on its own here (no tracker): crowded blobs are explained
     # ball by ball, which single images gain from (see DetectorConfig.separate_crowds).
-    config = DetectorConfig(identifier=IdentifierConfig(palette=args.palette), separate_crowds=True)
+    # Corner views too: a single image has no tracker to lose a misnamed rack ball to.
+    config = DetectorConfig(
+        identifier=IdentifierConfig(palette=args.palette),
+        separate_crowds=True,
+        crowd_min_separation=0.0,
+    )
     try:
         detector = _make_detector(calibration, config, getattr(args, "detector", "classical"))
     except ValueError as error:
