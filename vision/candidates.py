@@ -33,7 +33,7 @@ class SearchRegion:
         separation: (H, W) float32 shortest image distance between two touching balls' centres,
             in ball radii (`vision.cloth.TableView.separation`); None: 2 (seen from above).
         valid: (H, W) uint8 1 where a ball's pixels may lie (`vision.cloth.TableView.valid`;
-            0 past the table's border and in mosaic gaps); None: everywhere.
+            0 past the table's border only); None: everywhere.
     """
 
     image: NDArray[np.uint8]
