@@ -65,6 +65,20 @@ class PaletteVote:
             return self.chosen
         return int(np.argmin(frame_costs))
 
+    def weights(self, frame_costs: NDArray[np.float64]) -> NDArray[np.float64]:
+        """(K,) how much each palette's probabilities count this frame: the decided one
+        alone, else each in proportion to the likelihood of the frame under it (the (K,)
+        -log likelihoods of its best labelling): a frame that tells the sets apart names
+        its balls with the likelier set, one that does not (no 4 or 7 in view, a lone
+        ball) with both, as likely as each other."""
+        costs = np.asarray(frame_costs, np.float64)
+        if self.chosen >= 0:
+            chosen: NDArray[np.float64] = np.eye(len(costs))[self.chosen]
+            return chosen
+        weights = np.exp(costs.min() - costs)
+        out: NDArray[np.float64] = weights / weights.sum()
+        return out
+
 
 def palette_leaning(
     first: NDArray[np.float64], second: NDArray[np.float64], fit_floor: float = -4.5

@@ -3,8 +3,8 @@
 Ten-ball has one ball of each number and one cue ball, so two detections cannot both be the
 2. `assign_identities` gives each detection a different class (the Hungarian assignment on
 -log p), `exclusive_probabilities` makes the probabilities agree with it (Sinkhorn balancing,
-then the assigned class made each row's top), and `assignment_cost` is the likelihood of the
-best labelling (how well a palette explains a frame).
+then the assigned class made each row's top), `assignment_cost` is the likelihood of the
+best labelling, and `frame_fit_cost` how well a palette explains a frame.
 """
 
 from __future__ import annotations
@@ -51,6 +51,23 @@ def assignment_cost(prob: NDArray[np.floating]) -> float:
     labels = assign_identities(prob)
     kept = np.flatnonzero(labels >= 0)
     return -float(np.sum(np.log(np.asarray(prob, np.float64)[kept, labels[kept]] + 1e-9)))
+
+
+def frame_fit_cost(scores: NDArray[np.floating], outlier_nats: float) -> float:
+    """-log likelihood (nats) of the best one-ball-per-class labelling of (N, 11) class
+    log-likelihoods (`vision.identify.class_scores`, not normalised per ball), where any
+    ball may instead be left out at `outlier_nats` (0 for no ball).
+
+    How well a palette explains a frame: unnormalised, so a palette whose classes are
+    farther apart (fewer rivals per ball) is not favoured, and robust, so a detection that
+    fits no class (a streak, a shadow, a patch of cloth) does not decide between palettes.
+    """
+    count = len(scores)
+    if count == 0:
+        return 0.0
+    cost = np.hstack([-np.asarray(scores, np.float64), np.full((count, count), outlier_nats)])
+    rows, cols = linear_sum_assignment(cost)
+    return float(cost[rows, cols].sum())
 
 
 def exclusive_probabilities(

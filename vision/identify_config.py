@@ -1,0 +1,79 @@
+"""How balls are told apart: the identifier's thresholds (`vision.identify.Identifier`)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class IdentifierConfig:
+    """How balls are told apart.
+
+    Attributes:
+        palette: "standard", "tv", or "auto" (per frame, the set that explains the balls best).
+        colour_sigma: colour distance (Lab units) that costs one unit of log-likelihood;
+            raising it flattens the probabilities.
+        lightness_weight: weight of lightness against hue and chroma; shading changes
+            lightness, so keep it below 1.
+        white_chroma: largest chroma (Lab) of a pixel counted as white after white balance.
+        white_lightness: smallest lightness (0..100) of a white pixel.
+        white_relative: smallest lightness of a white pixel as a share of the ball's own
+            brightest (95th percentile); shading darkens the far side of white balls.
+        solid_white_max: most white a solid shows (its number circle facing the camera).
+        stripe_white_min: least white a stripe shows when its caps face the camera.
+        stripe_band_cost: what showing no white at all costs a stripe (squared sigmas): a
+            stripe whose band faces the camera shows no white and looks like the solid of
+            its colour, so missing white only makes the stripe less likely than that solid,
+            never less likely than a ball of another colour.
+        cue_white_min: least white the cue ball shows (its shaded rim is not white).
+        exclusive: make each frame's probabilities consistent with one ball per class.
+        smeared_area_ratio: pixel count over the disc area above which a ball is a
+            motion-blur streak (a sharp ball's pixels fill at most 0.81 of the disc: they
+            are taken within 0.9 radius); lowering it treats more round balls as smeared.
+            Off (inf) by default: at 0.9 rendered blurred frames' identity rises (top
+            0.65 -> 0.98..1.0, broadcast 0.65 -> 0.73, corner 0.65 -> 0.74..0.77), but in the
+            live loop the streaks' flatter probabilities cost top_moving a call (3 -> 2 of
+            3) and broadcast_scratch_red_tv detection recall 0.972 -> 0.918 (real detector).
+        smeared_weight: how much a smeared ball's colour evidence counts against a sharp
+            one's (its coverage and white share are fitted, so its colours say less);
+            lowering it flattens smeared balls' probabilities.
+        rim_mix_px: how far (px) a round ball's rim mixes with the cloth (optics, motion,
+            compression): its colour may be the palette's mixed with the cloth by up to
+            this over the radius (at most half), so a far, small ball's colour is not read
+            as that of a ball nearer the cloth's. 0 (the default) turns it off: at 1.0
+            fresh f1_corner's identity rose 95.7 -> 99.0 % (switches 13 -> 7) but
+            broadcast_nudge lost all 3 calls and fresh s2_corner's switches rose 20 -> 36.
+        palette_evidence: summed log-likelihood (nats, from sharp balls only) at which an
+            automatic palette choice is made for the rest of the clip; a choice is undone
+            only by as much evidence against it (hysteresis). Infinite (the default): every
+            frame chooses on its own sharp balls. A finite value locked a corner camera's
+            standard set to the TV palette: its far balls, small and mixed with the cloth,
+            look brown and pink (fresh clip s2_corner, switches 20 -> 54).
+        palette_frame_cap: most evidence one frame adds (one odd frame never decides).
+        palette_outlier_nats: what leaving a ball out costs when a frame's palettes are
+            compared (`vision.assignment.frame_fit_cost`): a detection that fits no class
+            of either set (a motion streak, a patch of cloth taken for a ball) counts at
+            most this. Compared on per-ball posteriors without it, fresh s2_corner's standard
+            set was taken for the TV set on most frames (its far, dim 5 reads brown; a cloth
+            patch fits the brown 7 better than the maroon): detection-level identity there
+            0.830 -> 0.905 (3.0 and 5.0 alike).
+    """
+
+    palette: str = "auto"
+    colour_sigma: float = 12.0
+    lightness_weight: float = 0.4
+    white_chroma: float = 18.0
+    white_lightness: float = 40.0
+    white_relative: float = 0.6
+    solid_white_max: float = 0.16
+    stripe_white_min: float = 0.3
+    stripe_band_cost: float = 4.0
+    cue_white_min: float = 0.7
+    exclusive: bool = True
+    smeared_area_ratio: float = math.inf
+    rim_mix_px: float = 0.0
+    smeared_weight: float = 0.5
+    palette_evidence: float = math.inf
+    palette_frame_cap: float = 4.0
+    palette_outlier_nats: float = 4.0
