@@ -25,6 +25,47 @@ _CROSSING_HORIZON_S = 0.2
 bed's edge, its path may have bent (a jaw, a cushion) before it dropped."""
 
 
+_ROLL_FIT_S = 0.5
+"""How far back a ball's last sightings are fitted with one free roll (constant deceleration)
+to tell whether it reached a pocket's hole: long enough to measure a slow ball's
+deceleration through the detector noise, short enough to hold few contacts."""
+
+_ROLL_FIT_MIN = 8
+"""Fewest sightings such a fit needs."""
+
+
+def _roll_fit(
+    time_s: FloatArray, xy_mm: FloatArray, noise_mm: float
+) -> tuple[FloatArray, float, float] | None:
+    """One free roll fitted to a ball's sightings: x(t) = p + v t + a t^2 / 2.
+
+    Args:
+        time_s: (K,) sighting times relative to the last, s (<= 0).
+        xy_mm: (K, 2) the sighted centres, mm.
+        noise_mm: the centres' noise, mm.
+
+    Returns:
+        (where it was at t = 0 (2,) mm, its speed then plus three standard deviations, mm/s,
+        its deceleration along its path less three standard deviations, mm/s^2), or None
+        with under `_ROLL_FIT_MIN` sightings or when they stray from one roll by more than
+        three times the noise (a contact bent the path).
+    """
+    if len(time_s) < _ROLL_FIT_MIN:
+        return None
+    design = np.stack([np.ones_like(time_s), time_s, 0.5 * time_s**2], axis=1)
+    params, *_ = np.linalg.lstsq(design, xy_mm, rcond=None)
+    residual = xy_mm - design @ params
+    rms = float(np.sqrt(np.mean(residual**2)))
+    if rms > 3.0 * noise_mm:
+        return None
+    sigma = max(noise_mm, rms) * np.sqrt(np.diag(np.linalg.inv(design.T @ design)))
+    velocity, acceleration = params[1], params[2]
+    speed = float(np.linalg.norm(velocity))
+    direction = velocity / max(speed, 1e-9)
+    decel = -float(acceleration @ direction)
+    return params[0], speed + 3.0 * float(sigma[1]), decel - 3.0 * float(sigma[2])
+
+
 class DropExplainer(StartExplainer):
     """Drops and what led to them, for `EventDetector` (which defines the state used here)."""
 
@@ -35,6 +76,10 @@ class DropExplainer(StartExplainer):
     _displaced: NDArray[np.bool_]
     _displaced_at: NDArray[np.int64]
     _last_time: float | None
+
+    @property
+    def _noise_mm(self) -> float:
+        raise NotImplementedError
 
     def _cushion_event(self, ball: int, cushion: str, t_contact: float) -> Event | None:
         raise NotImplementedError
@@ -51,16 +96,96 @@ class DropExplainer(StartExplainer):
         for ball, status in zip(trackset.ball, trackset.status, strict=True):
             if status not in kinds:
                 continue
-            events += self._hit_into_pocket(int(ball))
-            if status == TrackStatus.POCKETED:
+            hit = self._hit_into_pocket(int(ball))
+            dropped = status == TrackStatus.POCKETED
+            if dropped and not self._could_drop(int(ball), bool(hit)):
+                continue  # it stopped short of the hole, or it was another ball all along
+            events += hit
+            if dropped:
                 events += self._last_cushion_before_drop(int(ball)) or self._jaw_rub(int(ball))
-            time_s = self._left_bed_s(int(ball), status == TrackStatus.POCKETED)
+            time_s = self._left_bed_s(int(ball), dropped)
             xy = (float(self._seen_xy[ball, 0]), float(self._seen_xy[ball, 1]))
-            pocket = str(nearest_pocket(self.table, xy)) if status == TrackStatus.POCKETED else None
+            pocket = str(nearest_pocket(self.table, xy)) if dropped else None
             events.append(
                 Event(self._frame_of(time_s), time_s, kinds[status], (int(ball),), pocket=pocket)
             )
         return events
+
+    def _could_drop(self, ball: int, hit: bool) -> bool:
+        """Whether a ball the tracker gave up as pocketed (lost in a pocket's mouth and never
+        found) can have dropped. Not when, on the frame after its last sighting, another
+        ball was seen within a radius of where it would have been: two balls are never that
+        close, so the detector gave that ball another name and the lost one was it. Nor,
+        unless a ball hit it as it vanished (``hit``), when it was rolling too slowly to reach
+        the hole (`jaws.hole_gap_mm`) before it stopped: a ball at rest on the lip, in the
+        dark of the jaws, is lost from sight as well (`_stops_short`)."""
+        at_seen, velocity, _ = self._exit_path(ball)
+        if self._seen_elsewhere(ball, at_seen, velocity):
+            return False
+        return hit or not self._stops_short(ball)
+
+    def _seen_elsewhere(self, ball: int, at_seen: FloatArray, velocity: FloatArray) -> bool:
+        """Whether another ball was seen, on the frame after ``ball``'s last sighting, within
+        a radius of where ``ball`` would have been then, and on the frames after that as long
+        as it takes to find a lost ball (`EventConfig.lost_found_s`): two balls are never
+        that close, so the two names were one ball, and it stayed on the table. (A track
+        that took the dropping ball's detections for a frame or two, and was lost with it
+        in the pocket mouth, says nothing against the drop.)"""
+        count = self._history.count
+        times, frame, xy = self._history.window(count - self._history.capacity, count)
+        after = np.flatnonzero(frame > self._seen_frame[ball])
+        if not len(after):
+            return False
+        row = int(after[0])
+        there = at_seen + velocity * (float(times[row]) - float(self._seen_time[ball]))
+        gaps = np.linalg.norm(xy[row] - there, axis=1)
+        gaps[ball] = np.inf
+        other = int(np.argmin(np.nan_to_num(gaps, nan=np.inf)))
+        if not gaps[other] < self.table.ball_radius_mm:
+            return False
+        found = max(3, math.ceil(self.config.lost_found_s / self._dt - 1e-9))
+        stayed = xy[row : row + found, other, 0]
+        return len(stayed) == found and bool(np.isfinite(stayed).all())
+
+    def _stops_short(self, ball: int) -> bool:
+        """Whether ``ball``, rolling freely over its last sightings, stopped before the hole
+        of the pocket it was lost at: its stopping distance, from a constant deceleration
+        fitted to those sightings (`_roll_fit`; no gentler than the configured rolling
+        deceleration), its speed and deceleration both given three standard deviations
+        of the benefit, falls short of the hole by more than the position noise. False when
+        the sightings do not fit one free roll (a contact, a jaw)."""
+        count = self._history.count
+        first = max(self._start_count.get(ball, 0), count - self._history.capacity)
+        times, frame, xy = self._history.window(first, count)
+        seen_s = float(self._seen_time[ball])
+        keep = np.flatnonzero(
+            (frame <= self._seen_frame[ball])
+            & (times >= seen_s - _ROLL_FIT_S)
+            & np.isfinite(xy[:, ball, 0])
+        )
+        roll = _roll_fit(times[keep] - seen_s, xy[keep, ball], self._noise_mm)
+        if roll is None:
+            return False
+        at_seen, speed, decel = roll
+        decel = max(decel, self.config.rolling_deceleration_mm_s2)
+        stop_mm = speed**2 / (2.0 * decel)
+        xy_seen = (float(self._seen_xy[ball, 0]), float(self._seen_xy[ball, 1]))
+        pocket = self.table.pocket_xy_mm(nearest_pocket(self.table, xy_seen))
+        gap = jaws.hole_gap_mm(self.table, at_seen, pocket)
+        return gap > stop_mm + 3.0 * self._noise_mm
+
+    def _exit_path(self, ball: int) -> tuple[FloatArray, FloatArray, int]:
+        """Where ``ball`` was at its last sighting (2,) mm and its velocity then (2,) mm/s,
+        from a line fitted over its last sightings since it started, and how many sightings
+        that fit used (under two: its last sighting, at rest)."""
+        count = self._history.count
+        times, frame, xy = self._history.window(self._start_count.get(ball, 0), count)
+        keep = np.flatnonzero(frame <= self._seen_frame[ball])[-(self._fit_frames + 1) :]
+        t_ref, p, v, n = fit_lines(times[keep], xy[keep][:, [ball]])
+        if n[0] < 2:
+            return self._seen_xy[ball].copy(), np.zeros(2), int(n[0])
+        at_seen = p[0] + v[0] * (float(self._seen_time[ball]) - float(t_ref[0]))
+        return at_seen, v[0], int(n[0])
 
     def _left_bed_s(self, ball: int, dropped: bool) -> float:
         """When a ball the tracker now calls pocketed (``dropped``) or off the table left
@@ -72,16 +197,12 @@ class DropExplainer(StartExplainer):
         seen when its path since the start is unknown or slow."""
         assert self._last_time is not None
         seen_s = float(self._seen_time[ball])
-        count = self._history.count
-        times, frame, xy = self._history.window(self._start_count.get(ball, 0), count)
-        keep = np.flatnonzero(frame <= self._seen_frame[ball])[-(self._fit_frames + 1) :]
-        t_ref, p, v, n = fit_lines(times[keep], xy[keep][:, [ball]])
+        at_seen, velocity, n = self._exit_path(ball)
         crossing = seen_s + self._dt
-        if n[0] >= 2 and float(np.linalg.norm(v[0])) >= self.config.start_min_speed_mm_s:
-            at_seen = p[0] + v[0] * (seen_s - float(t_ref[0]))
-            ahead = drop_crossing_s(self.table, at_seen, v[0]) if dropped else math.inf
+        if n >= 2 and float(np.linalg.norm(velocity)) >= self.config.start_min_speed_mm_s:
+            ahead = drop_crossing_s(self.table, at_seen, velocity) if dropped else math.inf
             if not math.isfinite(ahead):
-                ahead = line_crossing_s(self.table, at_seen, v[0])
+                ahead = line_crossing_s(self.table, at_seen, velocity)
             ahead = min(ahead, _CROSSING_HORIZON_S)
             crossing = max(crossing, seen_s + ahead)
         return min(crossing, self._last_time)

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import TableSpec
+from tracking.geometry import CORNER_SHELF_MM, SIDE_SHELF_MM
 
 FloatArray = NDArray[np.float64]
 
@@ -233,3 +234,28 @@ def _rail_before_mouth(steps_mm: FloatArray, tip_mm: float, radius_mm: float) ->
         if touches and (first is None or min(touches) < first[0]):
             first = (min(touches), axis)
     return None if first is None else first[1]
+
+
+def hole_gap_mm(table: TableSpec, xy_mm: FloatArray, pocket_xy_mm: tuple[float, float]) -> float:
+    """How far a ball centre must still travel, at the least, to be over a pocket's hole (where
+    a ball drops): to the line across a corner `CORNER_SHELF_MM` behind its mouth line, or
+    `SIDE_SHELF_MM` past a side pocket's cushion line; 0 when it is already over it.
+
+    Args:
+        table: the table.
+        xy_mm: (2,) the centre, table mm.
+        pocket_xy_mm: the pocket's point (where its cushion lines meet).
+
+    Returns:
+        The distance, mm.
+    """
+    px, py = pocket_xy_mm
+    inward_x = 1.0 if px == 0.0 else -1.0
+    inward_y = 1.0 if py == 0.0 else -1.0
+    local_x = (float(xy_mm[0]) - px) * inward_x
+    local_y = (float(xy_mm[1]) - py) * inward_y
+    corner = px in (0.0, table.length_mm) and py in (0.0, table.width_mm)
+    if corner:
+        edge = math.sqrt(2.0) * (0.5 * table.corner_mouth_mm - CORNER_SHELF_MM)
+        return max(0.0, (local_x + local_y - edge) / math.sqrt(2.0))
+    return max(0.0, local_y + SIDE_SHELF_MM)

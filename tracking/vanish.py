@@ -47,7 +47,7 @@ class VanishWatcher(DropExplainer):
             if taken_over(loss, float(times[0]), xy[0], reach):
                 self._losses.add(loss, None)
             else:
-                self._losses.add(loss, fate(self.table, loss, others, self.config, self._dt))
+                self._losses.add(loss, fate(self.table, loss, others, self.config))
         return self._due_vanish_contacts()
 
     def _positions(self) -> FloatArray:
@@ -78,38 +78,54 @@ class VanishWatcher(DropExplainer):
         return Loss(ball, t_contact, rest.copy(), velocity, _STRUCK_CONFIDENCE, striker)
 
     def _struck(self, ball: int, rest: FloatArray) -> tuple[int, float, FloatArray] | None:
-        """(striker, contact time, velocity given to ``ball``) when a moving ball's path, from
-        its last two sightings before ``ball`` was last seen, reached ``ball``'s rest position
-        by now: equal masses, so ``ball`` left along the line of centres at the striker's
-        speed along it."""
+        """(striker, contact time, velocity given to ``ball``) when a moving ball's path
+        reached ``ball``'s rest position by now: equal masses, so ``ball`` left along the line
+        of centres at the striker's speed along it. The striker's path runs through its last
+        two sightings before ``ball`` was last seen, or, when it was itself unseen since
+        (both balls blurred by their speed), from its last sighting before to its first
+        after (it was found where it had struck ``ball``)."""
         count = self._history.count
-        times, _, xy = self._history.window(count - 2 * self._fit_frames - 1, count)
+        times, _, xy = self._history.window(count - self._history.capacity, count)
+        recent = len(times) - 2 * self._fit_frames - 1
         seen_s = float(self._seen_time[ball])
-        diameter = self.table.ball_diameter_mm
-        still = (seen_s, rest, np.zeros(2))
         best: tuple[int, float, FloatArray] | None = None
         best_speed = self.config.strike_min_speed_mm_s
         for other in np.flatnonzero(self._alive):
-            rows = np.flatnonzero(np.isfinite(xy[:, other, 0]) & (times <= seen_s + 1e-9))
-            if other == ball or len(rows) < 2:
+            rows = np.flatnonzero(np.isfinite(xy[:, other, 0]))
+            before = rows[times[rows] <= seen_s + 1e-9]
+            if other == ball or len(before) < 1:
                 continue
-            first, last = int(rows[-2]), int(rows[-1])
-            v_in = (xy[last, other] - xy[first, other]) / (times[last] - times[first])
-            path = (float(times[last]), xy[last, other], v_in)
-            near = contacts.touch_time(
-                path, still, diameter + self.config.ball_contact_tolerance_mm
-            )
-            if near is None or not path[0] - 1.5 * self._dt <= near <= float(times[-1]):
-                continue
-            touch = contacts.touch_time(path, still, diameter)
-            t_contact = near if touch is None else touch
-            gap = rest - (path[1] + v_in * (t_contact - path[0]))
-            normal = gap / max(float(np.linalg.norm(gap)), 1e-9)
-            along = float(v_in @ normal)
-            if along > best_speed:
-                best_speed = along
-                best = (int(other), t_contact, along * normal)
+            pairs = [(int(before[-2]), int(before[-1]))] if len(before) >= 2 else []
+            pairs = [pair for pair in pairs if pair[0] >= recent]
+            after = rows[times[rows] > seen_s + 1e-9]
+            if len(after) and after[0] > before[-1] + 1 and after[0] >= recent:
+                pairs.append((int(before[-1]), int(after[0])))
+            for first, last in pairs:
+                v_in = (xy[last, other] - xy[first, other]) / (times[last] - times[first])
+                strike = self._strike_along((float(times[last]), xy[last, other], v_in), rest)
+                if strike is not None and strike[1] > best_speed:
+                    best_speed = strike[1]
+                    best = (int(other), strike[0], strike[1] * strike[2])
         return best
+
+    def _strike_along(
+        self, path: tuple[float, FloatArray, FloatArray], rest: FloatArray
+    ) -> tuple[float, float, FloatArray] | None:
+        """(contact time, speed along the line of centres, that line (2,)) when the straight
+        ``path`` (time, position, velocity of a moving ball) reached a ball resting at
+        ``rest`` no sooner than a frame and a half before its sighting and by now."""
+        seen_s = path[0]
+        still = (seen_s, rest, np.zeros(2))
+        diameter = self.table.ball_diameter_mm
+        near = contacts.touch_time(path, still, diameter + self.config.ball_contact_tolerance_mm)
+        assert self._last_time is not None
+        if near is None or not seen_s - 1.5 * self._dt <= near <= self._last_time:
+            return None
+        touch = contacts.touch_time(path, still, diameter)
+        t_contact = near if touch is None else touch
+        gap = rest - (path[1] + path[2] * (t_contact - seen_s))
+        normal = gap / max(float(np.linalg.norm(gap)), 1e-9)
+        return t_contact, float(path[2] @ normal), normal
 
     def _due_vanish_contacts(self) -> list[Event]:
         """The contacts of balls that vanished as they were hit and are still unseen."""
