@@ -63,10 +63,11 @@ two outline peaks are one ball (outline peaks are a pixel or two off either way)
 MIN_SEPARATION = 1.1
 """Shortest image distance between touching balls' centres, in radii
 (`vision.cloth.TableView.separation`), below which crowded blobs are left to the lone-ball
-search: a ball straight behind another then shows under 70 % of its disc (at 1.0 radii
-60 %, and a rack ball behind two nearer ones about half), too little to be named apart from
-them (measured in the review, real detector, corner views at 0.92-0.99: corner_lip_stay
-identity 99.3 -> 88.8 %, switches 14 -> 58, a rack ball misnamed at the start)."""
+search: a ball straight behind another then shows under two thirds of its disc (at 1.0
+radii 61 %, and a rack ball behind two nearer ones about half), too little to be named apart
+from them (review with crowds split, real detector, corner views at 0.92-0.99 radii:
+corner_lip_stay identity 88.8 % and 58 switches without this limit, a rack ball misnamed
+from the start; 99.3 % and 18 with it, as with crowds left whole: 99.3 %, 14)."""
 
 BORDER_RADII = 0.5
 """Length, in ball radii, along which a blob must touch the table's border to run

@@ -143,3 +143,24 @@ def test_frame_of_the_wrong_size_is_refused() -> None:
     detector = BallDetector(scene.calibration)
     with pytest.raises(ValueError, match="calibration is for 1280x720"):
         detector.detect(Frame(np.zeros((480, 640, 3), np.uint8), 0, 0.0))
+
+
+CROWDS = DetectorConfig(separate_crowds=True, reuse_still_windows=False)
+
+
+def test_hinted_racks_are_split_where_the_tracker_expects_more_balls() -> None:
+    """Hints at every racked ball of a broadcast view: the fast pass over their windows
+    finds fewer balls than hints (touching balls overlap into one blob), so the crowd is
+    split ball by ball, as in a full search."""
+    xy, balls = rack_xy(seed=1)
+    scene = render_scene(xy, balls, seed=1, preset="broadcast")
+    hints = scene.uv_px + np.random.default_rng(3).normal(0, 1.5, scene.uv_px.shape)
+    plain = BallDetector(scene.calibration, DetectorConfig(reuse_still_windows=False))
+    crowds = BallDetector(scene.calibration, CROWDS)
+    for detector in (plain, crowds):
+        detector.detect(scene.frame)  # learns the cloth
+    without = len(match(scene, plain.detect(scene.frame, hint_xy_px=hints))[0])
+    found = crowds.detect(scene.frame, hint_xy_px=hints)
+    rows, _ = match(scene, found)
+    assert len(rows) >= 9 > without, (len(rows), without)
+    assert len(rows) == len(found), "a detection that is no ball"

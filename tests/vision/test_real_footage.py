@@ -69,9 +69,10 @@ def test_detection_on_the_labelled_overhead_test_split() -> None:
     # With crowded blobs explained ball by ball (vision/separate.py): recall 0.617,
     # precision 0.922 (the same commit's base: 0.586 / 0.545). With an uncalibrated
     # view's border band (cushion tops of the cloth's colour) as static background:
-    # recall 0.619, precision 0.935.
+    # recall 0.619, precision 0.935. With a crowd ball beside a large unexplained piece of
+    # its blob dropped (a hand, an arm; vision.separate): recall 0.613, precision 0.965.
     assert recall >= 0.58
-    assert precision >= 0.9
+    assert precision >= 0.95
 
 
 @pytest.mark.parametrize(
