@@ -1,222 +1,35 @@
-"""What the detector knows before it sees a ball: where the playing surface is, how big a
-ball looks at every pixel, and what colour the cloth is there.
+"""What colour the cloth is at every pixel, and how unlike it a pixel is.
 
-`TableView` comes from a calibration (or, for uncalibrated images, from a mask and a radius).
-`ClothModel` is learned from one frame: the cloth's colour per pixel in Lab, estimated
-robustly (balls, hands and shadows are left out) and smooth, so a lamp's bright spot or dark
-corners do not read as balls.
+`ClothModel` is learned from one frame: the cloth's colour per pixel, estimated robustly
+(balls, hands and shadows are left out) and smooth, so a lamp's bright spot or dark corners
+do not read as balls. The table's geometry in the image (`TableView`) lives in
+`vision.table_view` and is re-exported here.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
 from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.camera import BALL_CENTRE_HEIGHT_MM, CameraModel
-from calibration.io import Calibration
-from calibration.table import TableSpec
 from vision.shading import brightest_channel
+from vision.table_view import Box, TableView, centre_outline_mm, surface_outline_mm
 
-Box = tuple[int, int, int, int]
-"""(u0, v0, u1, v1) pixel box, end exclusive."""
+__all__ = [
+    "Box",
+    "ClothModel",
+    "TableView",
+    "brightness_ratio",
+    "centre_outline_mm",
+    "cloth_distance",
+    "distance_along",
+    "surface_outline_mm",
+    "with_static_edges",
+]
 
-_RADIUS_GRID_PX = 16
 _CLOTH_CELL_PX = 8
-_BAND_RADII = 4.0
-"""Width of the band along the cushions where an angled camera sees cushion faces and pocket
-jaws, in ball radii (about two diameters)."""
-
-
-def _octagon(low: float, length: float, width: float, cut: float) -> NDArray[np.float64]:
-    """(8, 2) the rectangle from (`low`, `low`) to (`length`, `width`) with its corners cut
-    `cut` along each side, table mm."""
-    return np.array(
-        [
-            (low + cut, low),
-            (length - cut, low),
-            (length, low + cut),
-            (length, width - cut),
-            (length - cut, width),
-            (low + cut, width),
-            (low, width - cut),
-            (low, low + cut),
-        ],
-        dtype=np.float64,
-    )
-
-
-def surface_outline_mm(table: TableSpec, margin_mm: float) -> NDArray[np.float64]:
-    """(8, 2) octagon of the playing surface: the rectangle with its corner pockets cut at
-    the mouths' jaw line, grown by `margin_mm` on every side; table mm."""
-    length, width = table.length_mm + margin_mm, table.width_mm + margin_mm
-    low = -margin_mm
-    cut = table.corner_mouth_mm / math.sqrt(2.0)
-    return _octagon(low, length, width, cut)
-
-
-def centre_outline_mm(table: TableSpec, inset_mm: float, shelf_mm: float) -> NDArray[np.float64]:
-    """(8, 2) octagon where a ball's centre may lie, table mm: the rectangle `inset_mm` inside
-    the cushion noses, its corners cut `shelf_mm` behind the corner pockets' jaw lines (a ball
-    hanging on a corner pocket's lip rests on the shelf between the jaws, its centre past the
-    jaw line, until its centre passes the hole's rim)."""
-    jaw = table.corner_mouth_mm / math.sqrt(2.0) - math.sqrt(2.0) * shelf_mm
-    cut = max(jaw - 2.0 * inset_mm, 0.0)
-    low, length, width = inset_mm, table.length_mm - inset_mm, table.width_mm - inset_mm
-    return _octagon(low, length, width, cut)
-
-
-def _outline_px(camera: CameraModel, outline_mm: NDArray[np.float64]) -> NDArray[np.int32]:
-    """Project an outline densely (lens distortion bends straight edges) to int pixels."""
-    closed = np.vstack([outline_mm, outline_mm[:1]])
-    steps = np.linspace(0.0, 1.0, 32, endpoint=False)[:, None]
-    dense = np.vstack([a + steps * (b - a) for a, b in itertools.pairwise(closed)])
-    uv = camera.project(dense, BALL_CENTRE_HEIGHT_MM)
-    return np.round(uv).astype(np.int32)
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class TableView:
-    """The playing surface as one camera sees it.
-
-    Attributes:
-        valid: (H, W) uint8 mask, 1 where a ball's pixels may lie (the playing surface at the
-            ball-centre height, grown by a margin so balls frozen to a cushion are whole).
-        centre_valid: (H, W) uint8 mask, 1 where a ball's centre may lie (the surface at the
-            ball-centre height, shrunk by half a ball radius: a centre is a radius from the
-            cushion noses, and pocket holes and cushion faces are left out; with a lip shelf
-            (`from_calibration`) it reaches past a corner pocket's jaw line).
-        edge_band: (H, W) uint8 mask, 1 on the valid region within about two ball diameters
-            of the cushions, where an angled camera sees cushion faces and pocket jaws (in an
-            uncalibrated view, as far inside the region's border).
-        radius_px: (H, W) float32 apparent ball radius at each pixel, pixels.
-        camera: the camera, or None for an uncalibrated view (no table positions).
-        separation: (H, W) float32 shortest image distance between the centres of two
-            touching balls at each pixel, in ball radii: 2 seen from straight above, less
-            where an angled camera foreshortens the table (a ball behind another is then
-            partly hidden by it).
-    """
-
-    valid: NDArray[np.uint8]
-    centre_valid: NDArray[np.uint8]
-    radius_px: NDArray[np.float32]
-    camera: CameraModel | None
-    edge_band: NDArray[np.uint8]
-    separation: NDArray[np.float32]
-
-    @classmethod
-    def from_calibration(
-        cls, calibration: Calibration, margin_mm: float = 20.0, lip_shelf_radii: float | None = None
-    ) -> TableView:
-        """Mask and radius map of a calibrated table; `margin_mm` grows the surface outline.
-
-        `lip_shelf_radii` (off by default) lets a ball's centre lie that many radii past a
-        corner pocket's jaw line, where a ball hangs on the lip (`centre_outline_mm`). Off:
-        in review it found fresh s3_top's 10 on the lip but put false balls in the pocket
-        mouths of angled views (broadcast_nudge ball-frame precision 0.977 -> 0.880,
-        corner_offtable calls 3/3 -> 2/3).
-        """
-        camera, table = calibration.camera, calibration.table
-        width, height = camera.image_size
-        valid = np.zeros((height, width), np.uint8)
-        outline = _outline_px(camera, surface_outline_mm(table, margin_mm))
-        cv2.fillPoly(valid, [outline], 1)
-        centre_valid = np.zeros((height, width), np.uint8)
-        radius_mm = table.ball_radius_mm
-        inner = _outline_px(
-            camera,
-            surface_outline_mm(table, -0.5 * radius_mm)
-            if lip_shelf_radii is None
-            else centre_outline_mm(table, 0.5 * radius_mm, lip_shelf_radii * radius_mm),
-        )
-        cv2.fillPoly(centre_valid, [inner], 1)
-        us = np.arange(0, width + _RADIUS_GRID_PX, _RADIUS_GRID_PX, dtype=np.float64)
-        vs = np.arange(0, height + _RADIUS_GRID_PX, _RADIUS_GRID_PX, dtype=np.float64)
-        grid = np.stack(np.meshgrid(us, vs), axis=-1).reshape(-1, 2)
-        xy_mm = camera.to_table(grid)
-        coarse = camera.ball_radius_px(xy_mm, table.ball_radius_mm)
-        gap = _touching_gap_px(camera, xy_mm, table.ball_radius_mm)
-        separation = np.clip(np.nan_to_num(gap / np.maximum(coarse, 1e-6), nan=2.0), 0.5, 2.0)
-        radius = _upsample(coarse.reshape(len(vs), len(us)), (height, width))
-        separation_map = _upsample(separation.reshape(len(vs), len(us)), (height, width))
-        core = np.zeros((height, width), np.uint8)
-        inset_mm = -_BAND_RADII * table.ball_radius_mm
-        cv2.fillPoly(core, [_outline_px(camera, surface_outline_mm(table, inset_mm))], 1)
-        band = valid & (1 - core)
-        return cls(valid, centre_valid, radius, camera, band, separation_map)
-
-    @classmethod
-    def uncalibrated(
-        cls, valid: NDArray[np.bool_] | NDArray[np.uint8], radius_px: float
-    ) -> TableView:
-        """A view of a region (e.g. the cloth found by colour) with one ball size everywhere."""
-        mask = (np.asarray(valid, dtype=np.uint8) > 0).astype(np.uint8)
-        radius = np.full(mask.shape, float(radius_px), np.float32)
-        reach = max(1, round(radius_px * 0.5))
-        centre_valid = cv2.erode(mask, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
-        # Without a camera, the region's own border stands for the cushions: a region found
-        # by colour takes in cushion tops and faces of the cloth's colour.
-        band_reach = max(1, round(radius_px * _BAND_RADII))
-        core = np.asarray(cv2.erode(mask, np.ones((2 * band_reach + 1,) * 2, np.uint8)))
-        band = ((mask > 0) & (core == 0)).astype(np.uint8)
-        separation = np.full(mask.shape, 2.0, np.float32)
-        return cls(mask, np.asarray(centre_valid, np.uint8), radius, None, band, separation)
-
-    @property
-    def size(self) -> tuple[int, int]:
-        """(width, height) px."""
-        return (int(self.valid.shape[1]), int(self.valid.shape[0]))
-
-    def bounds(self) -> Box:
-        """The bounding box of the valid region."""
-        rows = np.flatnonzero(self.valid.any(axis=1))
-        cols = np.flatnonzero(self.valid.any(axis=0))
-        if len(rows) == 0:
-            return (0, 0, 0, 0)
-        return (int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1)
-
-    def typical_radius_px(self) -> float:
-        """Median ball radius over the valid region, px."""
-        inside = self.radius_px[self.valid > 0]
-        return float(np.median(inside)) if inside.size else float(np.median(self.radius_px))
-
-
-def _touching_gap_px(
-    camera: CameraModel, xy_mm: NDArray[np.float64], ball_radius_mm: float
-) -> NDArray[np.float64]:
-    """(N,) shortest image distance, px, between the centres of two touching balls (2 radii
-    apart on the table) around each table point: the projection's smallest stretch (the
-    least singular value of its Jacobian, by central differences) times 2 radii."""
-    step = 0.25 * ball_radius_mm
-    columns = []
-    for offset in ((step, 0.0), (0.0, step)):
-        shift = np.array(offset)
-        ahead = camera.project(xy_mm + shift, BALL_CENTRE_HEIGHT_MM)
-        behind = camera.project(xy_mm - shift, BALL_CENTRE_HEIGHT_MM)
-        columns.append((ahead - behind) / (2.0 * step))
-    jacobian = np.stack(columns, axis=2)
-    finite = np.all(np.isfinite(jacobian), axis=(1, 2))
-    stretch = np.linalg.svd(np.where(finite[:, None, None], jacobian, 0.0), compute_uv=False)
-    gap: NDArray[np.float64] = np.where(finite, 2.0 * ball_radius_mm * stretch[:, -1], np.nan)
-    return gap
-
-
-def _upsample(coarse: NDArray[np.float64], size: tuple[int, int]) -> NDArray[np.float32]:
-    """A map sampled every `_RADIUS_GRID_PX` px from (0, 0), at full (height, width)."""
-    rows, cols = coarse.shape
-    # The grid's last row/column lie at or past the image edge, so scaling by the grid
-    # step keeps every grid point at its pixel.
-    full = cv2.resize(
-        coarse.astype(np.float32),
-        (cols * _RADIUS_GRID_PX, rows * _RADIUS_GRID_PX),
-        interpolation=cv2.INTER_LINEAR,
-    )
-    shift = _RADIUS_GRID_PX // 2
-    return np.ascontiguousarray(full[shift : shift + size[0], shift : shift + size[1]])
 
 
 def cloth_distance(
@@ -242,6 +55,20 @@ def cloth_distance(
 
 
 _SUM_CHANNELS = np.ones((1, 3), np.float32)
+_SHADE_RATIO = 0.8
+"""Cloth darker than this share of the first (wide median) estimate is left out of the
+cloth model: a passing shadow or a dark object, not the cloth's lasting colour (a lasting
+shadow wider than the median's window stays in that estimate)."""
+
+
+def brightness_ratio(image: NDArray[np.uint8], cloth: NDArray[np.float32]) -> NDArray[np.float32]:
+    """(H, W) float32 brightness of each pixel along the cloth's colour as a share of the
+    cloth's (p.c / c.c): 1 on the cloth, below 1 in shade."""
+    pixels = image.astype(np.float32)
+    along = cv2.transform(cv2.multiply(pixels, cloth), _SUM_CHANNELS)
+    squared = cv2.transform(cv2.multiply(cloth, cloth), _SUM_CHANNELS)
+    ratio: NDArray[np.float32] = along / np.maximum(squared, np.float32(1.0))
+    return ratio
 
 
 def distance_along(
@@ -271,10 +98,15 @@ class ClothModel:
         noise: robust spread (1.4826 MAD) of cloth pixels' distance from it.
         channel: the BGR channel in which the cloth is brightest (derived): balls of the
             cloth's hue differ from it most there (`vision.shading`).
+        passing: (H, W) bool, things in the learning frame that lie across the view's band
+            into the cloth the camera sees (a hand or an arm on the rail, a cue), grown by a
+            ball radius: they will move, so `with_static_edges` never takes them as
+            background; None: nothing known.
     """
 
     bgr: NDArray[np.float32]
     noise: float
+    passing: NDArray[np.bool_] | None = field(default=None, repr=False)
     unit: NDArray[np.float32] = field(init=False, repr=False)
     norm: NDArray[np.float32] = field(init=False, repr=False)
     channel: int = field(init=False)
@@ -300,7 +132,12 @@ class ClothModel:
         median = np.median(image[inside][::7], axis=0).astype(np.float32)
         radius = max(2, round(view.typical_radius_px()))
         rough = _median_map(image, inside, median, window_px=16 * radius)
-        far = cloth_distance(image, rough, dark_ratio) > 30.0
+        # Darkness counts for little in the distance (shadows are cloth), but a sleeve, an arm
+        # or its shadow is not the cloth's usual colour: averaged in, it darkens the model
+        # around it, and the lit cloth there then reads as brighter than the cloth (a ball).
+        far = (cloth_distance(image, rough, dark_ratio) > 30.0) | (
+            brightness_ratio(image, rough) < _SHADE_RATIO
+        )
         far = cv2.dilate(far.astype(np.uint8), np.ones((2 * radius + 1,) * 2, np.uint8)) > 0
         keep = (inside & ~far).astype(np.float32)
         local = _masked_smooth(image, keep, median, window_px=8 * radius)
@@ -310,7 +147,8 @@ class ClothModel:
             if distance.size
             else 2.0
         )
-        return cls(bgr=local, noise=max(spread, 0.5))
+        objects = (cloth_distance(image, local, dark_ratio) > 30.0) & inside
+        return cls(bgr=local, noise=max(spread, 0.5), passing=_passing(objects, view, radius))
 
 
 def with_static_edges(
@@ -319,9 +157,30 @@ def with_static_edges(
     """The cloth model with the frame's own (lightly smoothed) colour taken as background
     where `static` is set: cushion faces, pocket jaws and rail shadows near the cushions,
     which an angled camera sees and which never move."""
+    if cloth.passing is not None:
+        static = static & ~cloth.passing
     merged = cloth.bgr.copy()
     merged[static] = cv2.blur(image, (3, 3)).astype(np.float32)[static]
-    return ClothModel(bgr=merged, noise=cloth.noise)
+    return ClothModel(bgr=merged, noise=cloth.noise, passing=cloth.passing)
+
+
+def _passing(objects: NDArray[np.bool_], view: TableView, radius: int) -> NDArray[np.bool_]:
+    """(H, W) bool the `objects` (unlike the cloth) that reach from the view's band more than
+    half a radius into the cloth beyond it, grown by a radius: a hand or an arm lying over
+    the rail, not a cushion face or a jaw (which stay in the band, give or take the
+    calibration's error)."""
+    beyond = ((view.valid > 0) & (view.edge_band == 0)).astype(np.uint8)
+    depth = cv2.distanceTransform(beyond, cv2.DIST_L2, 3)
+    count, labels = cv2.connectedComponents(objects.astype(np.uint8), connectivity=8)
+    if count <= 1:
+        return np.zeros(objects.shape, bool)
+    deepest = np.zeros(count, np.float32)
+    np.maximum.at(deepest, np.asarray(labels, np.int64)[objects], depth[objects])
+    deep = deepest > 0.5 * radius
+    deep[0] = False
+    grown = cv2.dilate(deep[labels].astype(np.uint8), np.ones((2 * radius + 1,) * 2, np.uint8))
+    passing: NDArray[np.bool_] = grown > 0
+    return passing
 
 
 def _median_map(

@@ -7,7 +7,10 @@ import numpy as np
 import pytest
 
 from calibration.table import TableSpec
+from tests.vision.scenes import calibration_for, hand_overlay, render_scene
 from vision.cloth import ClothModel, TableView, centre_outline_mm, surface_outline_mm
+from vision.detector import BallDetector
+from vision.synthetic.cameras import preset_camera
 
 TABLE = TableSpec()
 R = TABLE.ball_radius_mm
@@ -64,3 +67,53 @@ def test_the_cloth_model_knows_its_brightest_channel() -> None:
     bgr = np.empty((10, 10, 3), np.float32)
     bgr[:] = (40, 35, 135)
     assert ClothModel(bgr=bgr, noise=1.0).channel == 2
+
+
+def test_a_dark_sleeve_does_not_darken_the_cloth_model_around_it() -> None:
+    # Lit cloth with a dark navy sleeve across it: a shadow-tolerant distance keeps the
+    # sleeve close to the cloth, but it must not be averaged into the cloth's colour.
+    image = np.empty((240, 400, 3), np.uint8)
+    image[:] = (104, 110, 113)
+    cv2.line(image, (120, 240), (400, 60), (60, 40, 38), 24)
+    view = TableView.uncalibrated(np.ones((240, 400), np.uint8), radius_px=10.0)
+    cloth = ClothModel.learn(image, view, dark_ratio=0.35)
+    sleeve = cv2.line(np.zeros((240, 400), np.uint8), (120, 240), (400, 60), 1, 24) > 0
+    beside = cv2.dilate(sleeve.astype(np.uint8), np.ones((31, 31), np.uint8)) > 0
+    lit = beside & ~sleeve
+    error = np.abs(cloth.bgr[lit] - np.array([104, 110, 113], np.float32)).max()
+    assert error < 3.0
+
+
+@pytest.mark.parametrize("preset", ["corner", "broadcast", "top"])
+def test_the_band_of_static_things_leaves_out_the_cloth_the_camera_sees(preset: str) -> None:
+    camera = preset_camera(preset, TABLE, (1280, 720))
+    view = TableView.from_calibration(calibration_for(camera))
+    band = view.edge_band > 0
+
+    def at(x_mm: float, y_mm: float, height_mm: float = 0.0) -> bool:
+        u, v = np.round(camera.project(np.array([[x_mm, y_mm]]), height_mm)[0]).astype(int)
+        return bool(band[v, u])
+
+    # Cloth a ball's radius inside each cushion is seen, in every view: not in the band.
+    middle = (TABLE.length_mm / 2, TABLE.width_mm / 2)
+    for x, y in ((middle[0] / 2, 2 * R), (middle[0] / 2, TABLE.width_mm - 2 * R)):
+        assert not at(x, y)
+    # The cushion's nose, seen from anywhere, is not cloth a ball can lie on: in the band.
+    assert at(middle[0] / 2, -0.3 * R, 36.0)
+    assert at(middle[0] / 2, TABLE.width_mm + 0.3 * R, 36.0)
+
+
+@pytest.mark.parametrize("preset", ["corner", "broadcast"])
+def test_a_hand_on_the_rail_when_the_cloth_is_learned_leaves_no_ghosts(preset: str) -> None:
+    # The first frame has the shooter's hands by both long cushions; when they are lifted,
+    # the cloth they covered must read as cloth, not as balls.
+    xy = np.array([[500.0, 300.0], [1500.0, 600.0], [1000.0, 2.0 * R]])
+    hands = (hand_overlay(700.0, 60.0), hand_overlay(1300.0, TABLE.width_mm - 60.0))
+    first = render_scene(xy, [0, 1, 2], seed=3, preset=preset, overlays=hands)
+    later = render_scene(xy, [0, 1, 2], seed=3, preset=preset)
+    detector = BallDetector(first.calibration)
+    detector.learn_cloth(first.frame)
+    found = detector.detect(later.frame)
+    gaps = np.linalg.norm(found.xy_px[:, None, :] - later.uv_px[None, :, :], axis=2)
+    assert np.all(gaps.min(axis=1) < 0.5 * found.radius_px), found.xy_px
+    assert len(found) == len(xy)

@@ -1,0 +1,245 @@
+"""Where the playing surface is in one camera's image and how big a ball looks there.
+
+`TableView` comes from a calibration (or, for uncalibrated images, from a mask and a radius):
+where a ball's pixels and centre may lie, the band along the cushions where an angled camera
+sees cushion faces and pocket jaws, the ball radius and the foreshortening at every pixel.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import BALL_CENTRE_HEIGHT_MM, CameraModel
+from calibration.io import Calibration
+from calibration.table import TableSpec
+
+Box = tuple[int, int, int, int]
+"""(u0, v0, u1, v1) pixel box, end exclusive."""
+
+_RADIUS_GRID_PX = 16
+_BAND_RADII = 4.0
+"""Width of the band along the cushions where an angled camera sees cushion faces and pocket
+jaws, in ball radii (about two diameters)."""
+
+
+def _octagon(low: float, length: float, width: float, cut: float) -> NDArray[np.float64]:
+    """(8, 2) the rectangle from (`low`, `low`) to (`length`, `width`) with its corners cut
+    `cut` along each side, table mm."""
+    return np.array(
+        [
+            (low + cut, low),
+            (length - cut, low),
+            (length, low + cut),
+            (length, width - cut),
+            (length - cut, width),
+            (low + cut, width),
+            (low, width - cut),
+            (low, low + cut),
+        ],
+        dtype=np.float64,
+    )
+
+
+def surface_outline_mm(table: TableSpec, margin_mm: float) -> NDArray[np.float64]:
+    """(8, 2) octagon of the playing surface: the rectangle with its corner pockets cut at
+    the mouths' jaw line, grown by `margin_mm` on every side; table mm."""
+    length, width = table.length_mm + margin_mm, table.width_mm + margin_mm
+    low = -margin_mm
+    cut = table.corner_mouth_mm / math.sqrt(2.0)
+    return _octagon(low, length, width, cut)
+
+
+def centre_outline_mm(table: TableSpec, inset_mm: float, shelf_mm: float) -> NDArray[np.float64]:
+    """(8, 2) octagon where a ball's centre may lie, table mm: the rectangle `inset_mm` inside
+    the cushion noses, its corners cut `shelf_mm` behind the corner pockets' jaw lines (a ball
+    hanging on a corner pocket's lip rests on the shelf between the jaws, its centre past the
+    jaw line, until its centre passes the hole's rim)."""
+    jaw = table.corner_mouth_mm / math.sqrt(2.0) - math.sqrt(2.0) * shelf_mm
+    cut = max(jaw - 2.0 * inset_mm, 0.0)
+    low, length, width = inset_mm, table.length_mm - inset_mm, table.width_mm - inset_mm
+    return _octagon(low, length, width, cut)
+
+
+def _outline_px(
+    camera: CameraModel, outline_mm: NDArray[np.float64], height_mm: float = BALL_CENTRE_HEIGHT_MM
+) -> NDArray[np.int32]:
+    """Project an outline at `height_mm` above the cloth densely (lens distortion bends
+    straight edges) to int pixels."""
+    closed = np.vstack([outline_mm, outline_mm[:1]])
+    steps = np.linspace(0.0, 1.0, 32, endpoint=False)[:, None]
+    dense = np.vstack([a + steps * (b - a) for a, b in itertools.pairwise(closed)])
+    uv = camera.project(dense, height_mm)
+    return np.round(uv).astype(np.int32)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TableView:
+    """The playing surface as one camera sees it.
+
+    Attributes:
+        valid: (H, W) uint8 mask, 1 where a ball's pixels may lie (the playing surface at the
+            ball-centre height, grown by a margin so balls frozen to a cushion are whole).
+        centre_valid: (H, W) uint8 mask, 1 where a ball's centre may lie (the surface at the
+            ball-centre height, shrunk by half a ball radius: a centre is a radius from the
+            cushion noses, and pocket holes and cushion faces are left out; with a lip shelf
+            (`from_calibration`) it reaches past a corner pocket's jaw line).
+        edge_band: (H, W) uint8 mask, 1 on the valid region within about two ball diameters
+            of the cushions, where an angled camera sees cushion faces and pocket jaws (in an
+            uncalibrated view, as far inside the region's border).
+        radius_px: (H, W) float32 apparent ball radius at each pixel, pixels.
+        camera: the camera, or None for an uncalibrated view (no table positions).
+        separation: (H, W) float32 shortest image distance between the centres of two
+            touching balls at each pixel, in ball radii: 2 seen from straight above, less
+            where an angled camera foreshortens the table (a ball behind another is then
+            partly hidden by it).
+    """
+
+    valid: NDArray[np.uint8]
+    centre_valid: NDArray[np.uint8]
+    radius_px: NDArray[np.float32]
+    camera: CameraModel | None
+    edge_band: NDArray[np.uint8]
+    separation: NDArray[np.float32]
+
+    @classmethod
+    def from_calibration(
+        cls, calibration: Calibration, margin_mm: float = 20.0, lip_shelf_radii: float | None = None
+    ) -> TableView:
+        """Mask and radius map of a calibrated table; `margin_mm` grows the surface outline.
+
+        `lip_shelf_radii` (off by default) lets a ball's centre lie that many radii past a
+        corner pocket's jaw line, where a ball hangs on the lip (`centre_outline_mm`). Off:
+        in review it found fresh s3_top's 10 on the lip but put false balls in the pocket
+        mouths of angled views (broadcast_nudge ball-frame precision 0.977 -> 0.880,
+        corner_offtable calls 3/3 -> 2/3).
+        """
+        camera, table = calibration.camera, calibration.table
+        width, height = camera.image_size
+        valid = np.zeros((height, width), np.uint8)
+        outline = _outline_px(camera, surface_outline_mm(table, margin_mm))
+        cv2.fillPoly(valid, [outline], 1)
+        centre_valid = np.zeros((height, width), np.uint8)
+        radius_mm = table.ball_radius_mm
+        inner = _outline_px(
+            camera,
+            surface_outline_mm(table, -0.5 * radius_mm)
+            if lip_shelf_radii is None
+            else centre_outline_mm(table, 0.5 * radius_mm, lip_shelf_radii * radius_mm),
+        )
+        cv2.fillPoly(centre_valid, [inner], 1)
+        us = np.arange(0, width + _RADIUS_GRID_PX, _RADIUS_GRID_PX, dtype=np.float64)
+        vs = np.arange(0, height + _RADIUS_GRID_PX, _RADIUS_GRID_PX, dtype=np.float64)
+        grid = np.stack(np.meshgrid(us, vs), axis=-1).reshape(-1, 2)
+        xy_mm = camera.to_table(grid)
+        coarse = camera.ball_radius_px(xy_mm, table.ball_radius_mm)
+        gap = _touching_gap_px(camera, xy_mm, table.ball_radius_mm)
+        separation = np.clip(np.nan_to_num(gap / np.maximum(coarse, 1e-6), nan=2.0), 0.5, 2.0)
+        radius = _upsample(coarse.reshape(len(vs), len(us)), (height, width))
+        separation_map = _upsample(separation.reshape(len(vs), len(us)), (height, width))
+        core = np.zeros((height, width), np.uint8)
+        inset_mm = -_BAND_RADII * table.ball_radius_mm
+        cv2.fillPoly(core, [_outline_px(camera, surface_outline_mm(table, inset_mm))], 1)
+        seen = _cloth_seen(
+            camera, table, (height, width), max(2, round(0.25 * float(radius.min())))
+        )
+        band = valid & (1 - core) & (1 - seen)
+        return cls(valid, centre_valid, radius, camera, band, separation_map)
+
+    @classmethod
+    def uncalibrated(
+        cls, valid: NDArray[np.bool_] | NDArray[np.uint8], radius_px: float
+    ) -> TableView:
+        """A view of a region (e.g. the cloth found by colour) with one ball size everywhere."""
+        mask = (np.asarray(valid, dtype=np.uint8) > 0).astype(np.uint8)
+        radius = np.full(mask.shape, float(radius_px), np.float32)
+        reach = max(1, round(radius_px * 0.5))
+        centre_valid = cv2.erode(mask, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+        # Without a camera, the region's own border stands for the cushions: a region found
+        # by colour takes in cushion tops and faces of the cloth's colour.
+        band_reach = max(1, round(radius_px * _BAND_RADII))
+        core = np.asarray(cv2.erode(mask, np.ones((2 * band_reach + 1,) * 2, np.uint8)))
+        band = ((mask > 0) & (core == 0)).astype(np.uint8)
+        separation = np.full(mask.shape, 2.0, np.float32)
+        return cls(mask, np.asarray(centre_valid, np.uint8), radius, None, band, separation)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) px."""
+        return (int(self.valid.shape[1]), int(self.valid.shape[0]))
+
+    def bounds(self) -> Box:
+        """The bounding box of the valid region."""
+        rows = np.flatnonzero(self.valid.any(axis=1))
+        cols = np.flatnonzero(self.valid.any(axis=0))
+        if len(rows) == 0:
+            return (0, 0, 0, 0)
+        return (int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1)
+
+    def typical_radius_px(self) -> float:
+        """Median ball radius over the valid region, px."""
+        inside = self.radius_px[self.valid > 0]
+        return float(np.median(inside)) if inside.size else float(np.median(self.radius_px))
+
+
+_NOSE_HEIGHT_DIAMETERS = 0.635
+"""Cushion nose height as a share of the ball's diameter (WPA: 62.5-64.5 %)."""
+
+
+def _cloth_seen(
+    camera: CameraModel, table: TableSpec, size: tuple[int, int], margin_px: int
+) -> NDArray[np.uint8]:
+    """(H, W) uint8 1 where the camera sees the cloth itself, `margin_px` clear of anything
+    else: the pixel's ray meets the cloth inside the cushion noses and outside the corner
+    pockets' mouths, and passes the height of the noses inside them too (no cushion in front
+    of it). Elsewhere near the cushions an angled camera sees cushion faces, jaws and rails."""
+    height, width = size
+    nose_mm = _NOSE_HEIGHT_DIAMETERS * 2.0 * table.ball_radius_mm
+    outline = _octagon(0.0, table.length_mm, table.width_mm, table.corner_mouth_mm / math.sqrt(2.0))
+    seen = np.ones((height, width), np.uint8)
+    for level_mm in (0.0, nose_mm):
+        inside = np.zeros((height, width), np.uint8)
+        cv2.fillPoly(inside, [_outline_px(camera, outline, level_mm)], 1)
+        seen &= inside
+    kernel = np.ones((2 * margin_px + 1,) * 2, np.uint8)
+    eroded: NDArray[np.uint8] = np.asarray(cv2.erode(seen, kernel), np.uint8)
+    return eroded
+
+
+def _touching_gap_px(
+    camera: CameraModel, xy_mm: NDArray[np.float64], ball_radius_mm: float
+) -> NDArray[np.float64]:
+    """(N,) shortest image distance, px, between the centres of two touching balls (2 radii
+    apart on the table) around each table point: the projection's smallest stretch (the
+    least singular value of its Jacobian, by central differences) times 2 radii."""
+    step = 0.25 * ball_radius_mm
+    columns = []
+    for offset in ((step, 0.0), (0.0, step)):
+        shift = np.array(offset)
+        ahead = camera.project(xy_mm + shift, BALL_CENTRE_HEIGHT_MM)
+        behind = camera.project(xy_mm - shift, BALL_CENTRE_HEIGHT_MM)
+        columns.append((ahead - behind) / (2.0 * step))
+    jacobian = np.stack(columns, axis=2)
+    finite = np.all(np.isfinite(jacobian), axis=(1, 2))
+    stretch = np.linalg.svd(np.where(finite[:, None, None], jacobian, 0.0), compute_uv=False)
+    gap: NDArray[np.float64] = np.where(finite, 2.0 * ball_radius_mm * stretch[:, -1], np.nan)
+    return gap
+
+
+def _upsample(coarse: NDArray[np.float64], size: tuple[int, int]) -> NDArray[np.float32]:
+    """A map sampled every `_RADIUS_GRID_PX` px from (0, 0), at full (height, width)."""
+    rows, cols = coarse.shape
+    # The grid's last row/column lie at or past the image edge, so scaling by the grid
+    # step keeps every grid point at its pixel.
+    full = cv2.resize(
+        coarse.astype(np.float32),
+        (cols * _RADIUS_GRID_PX, rows * _RADIUS_GRID_PX),
+        interpolation=cv2.INTER_LINEAR,
+    )
+    shift = _RADIUS_GRID_PX // 2
+    return np.ascontiguousarray(full[shift : shift + size[0], shift : shift + size[1]])
