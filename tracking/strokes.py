@@ -77,6 +77,7 @@ class HiddenStroke:
     _alive: NDArray[np.bool_]
     _moving: NDArray[np.bool_]
     _displaced: NDArray[np.bool_]
+    _displaced_at: NDArray[np.int64]
     _anchor: FloatArray
     _seen_xy: FloatArray
     _history: PositionHistory
@@ -130,16 +131,19 @@ class HiddenStroke:
     def _left_since(self, since_s: float) -> list[tuple[int, int]]:
         """(push of the first displaced sighting, ball) of each object ball that began to
         move after ``since_s``: still to be explained, or already explained (a ball whose
-        start came first in the same frame is no less a candidate for the first contact)."""
+        start came first in the same frame is no less a candidate for the first contact),
+        or seen displaced once and hidden since (a ball struck hard out of sight at once:
+        into a pocket or off the table)."""
         count = self._history.count
         times, _, _ = self._history.window(count - self._history.capacity, count)
         first_push = count - len(times)
+        pushes = {b: p for b, p in self._start_count.items() if self._moving[b]}
+        for ball in np.flatnonzero(self._displaced & ~self._moving):
+            pushes.setdefault(int(ball), int(self._displaced_at[ball]))
         found = []
-        for ball, push in self._start_count.items():
+        for ball, push in pushes.items():
             index = push - first_push
-            if ball == CUE or not self._moving[ball] or not 0 <= index < len(times):
-                continue
-            if float(times[index]) > since_s:
+            if ball != CUE and 0 <= index < len(times) and float(times[index]) > since_s:
                 found.append((push, ball))
         return found
 
