@@ -3,7 +3,8 @@
 A ball that leaves its rest position was hit by a ball whose straight path came within one
 diameter of it (or through balls frozen together, a chain of touches from a moving ball);
 with nothing near, the cue ball starting a shot is a strike and any other start a
-disturbance. `StartExplainer` is a mixin: `tracking.events.EventDetector` holds the state.
+disturbance once the camera confirms it (`tracking.disturbances`). `StartExplainer` is a
+mixin: `tracking.events.EventDetector` holds the state.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from numpy.typing import NDArray
 
 from calibration.table import TableSpec
 from tracking import contacts, placement
+from tracking.disturbances import DisturbanceCheck
 from tracking.event_config import EventConfig
 from tracking.history import FloatArray, PositionHistory, fit_lines
 from tracking.late_touches import LateTouches
@@ -30,7 +32,7 @@ Path = tuple[float, FloatArray, FloatArray]
 """A straight path: (t_ref s, position (2,) mm at t_ref, velocity (2,) mm/s)."""
 
 
-class StartExplainer(LateTouches, HiddenStroke):
+class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
     """Start explanation for `EventDetector` (which defines the state declared here)."""
 
     table: TableSpec
@@ -73,7 +75,7 @@ class StartExplainer(LateTouches, HiddenStroke):
         events = []
         for ball, detected in ready:
             events += self._explain_start(ball, detected, k)
-        return events
+        return events + self._confirm_disturbances()
 
     def _explain_start(self, ball: int, detected: int, k: int) -> list[Event]:
         """Why a resting ball started moving: a ball that touched it, a strike or nothing."""
@@ -270,55 +272,6 @@ class StartExplainer(LateTouches, HiddenStroke):
             if other != ball and (started > detected or (stroke and started == detected)):
                 later[other] = True
         return later
-
-    def _unexplained_start(self, ball: int, t_start: float, speed: float) -> list[Event] | None:
-        """A strike, a disturbance, or (too slow, too soon after stopping) no event: a ball
-        creeping on after it was declared at rest, or detector noise.
-
-        When every ball was already at rest as this one started (the shot was only waiting
-        out ``settle_s``), the shot had ended: a ``shot_end`` at the time all came to rest
-        comes first, so a nudge or the next stroke starts afresh instead of counting as a
-        disturbance inside the finished shot.
-        """
-        config = self.config
-        noise_floor = 3.0 * self._kink_noise_mm_s(self._fit_frames) / math.sqrt(2.0)
-        rested_s = t_start - self._rest_since[ball]
-        # Soon after a rest, a start is the ball creeping on (or a slow bounce taken for a
-        # rest), unless the cue ball leaves far faster than either: a stroke.
-        creeping = rested_s < config.disturb_min_rest_s and (
-            ball != CUE or speed < 3.0 * config.strike_min_speed_mm_s
-        )
-        if speed < max(config.start_min_speed_mm_s, noise_floor) or creeping:
-            return None
-        ended = self._end_quiet_shot(ball, t_start)
-        frame = self._frame_of(t_start)
-        if ball == CUE and speed >= config.strike_min_speed_mm_s:
-            # Struck with nothing touching it: a stroke, even while balls of the previous
-            # shot still roll (that shot ends at this strike, which is then a foul).
-            if self._in_shot:
-                ended = [Event(frame, t_start - 1e-6, EventKind.SHOT_END)]
-            self._in_shot = True
-            self._quiet_since = None
-            return [*ended, Event(frame, t_start, EventKind.STRIKE, (CUE,))]
-        others = self._alive & self._moving
-        others[ball] = False
-        # With other balls rolling, an unexplained start is more likely a missed contact.
-        sure = 0.4 if others.any() else 0.8
-        return [
-            *ended,
-            Event(frame, t_start, EventKind.BALL_DISTURBED, (ball,), confidence=sure),
-        ]
-
-    def _end_quiet_shot(self, ball: int, t_start: float) -> list[Event]:
-        """A ``shot_end`` when the shot was open but every ball at rest as ``ball`` started."""
-        quiet = float(self._quiet_at_start[ball])
-        others = self._alive & self._moving
-        others[ball] = False
-        if not self._in_shot or not math.isfinite(quiet) or quiet > t_start or others.any():
-            return []
-        self._in_shot = False
-        self._quiet_since = None
-        return [Event(self._frame_of(quiet), quiet, EventKind.SHOT_END)]
 
     def _paths_before(
         self, stop: int, frames: int
