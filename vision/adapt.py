@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.assignment import labelled_costs
+
 MIN_SHARP_BALLS = 3
 """Fewest sharp balls a frame needs to add evidence (two balls say little about a set)."""
 
@@ -39,12 +41,12 @@ class PaletteVote:
 
         Args:
             leaning: (N,) how much each sharp ball of the frame favours the second palette
-                (nats; `vision.identify.palette_leaning`).
+                (nats; `frame_leaning`).
             evidence_needed: evidence at which a palette is chosen; raising it waits for
                 more frames before deciding, and makes a decision harder to undo.
             frame_cap: most evidence one frame adds.
         """
-        if np.count_nonzero(leaning) < MIN_SHARP_BALLS:
+        if len(leaning) < MIN_SHARP_BALLS:
             return self
         step = float(np.clip(leaning.sum(), -frame_cap, frame_cap))
         # Clamped at twice the threshold: undoing a choice takes as much contrary evidence
@@ -65,36 +67,16 @@ class PaletteVote:
             return self.chosen
         return int(np.argmin(frame_costs))
 
-    def weights(self, frame_costs: NDArray[np.float64]) -> NDArray[np.float64]:
-        """(K,) how much each palette's probabilities count this frame: the decided one
-        alone, else each in proportion to the likelihood of the frame under it (the (K,)
-        -log likelihoods of its best labelling): a frame that tells the sets apart names
-        its balls with the likelier set, one that does not (no 4 or 7 in view, a lone
-        ball) with both, as likely as each other."""
-        costs = np.asarray(frame_costs, np.float64)
-        if self.chosen >= 0:
-            chosen: NDArray[np.float64] = np.eye(len(costs))[self.chosen]
-            return chosen
-        weights = np.exp(costs.min() - costs)
-        out: NDArray[np.float64] = weights / weights.sum()
-        return out
 
-
-def palette_leaning(
-    first: NDArray[np.float64], second: NDArray[np.float64], fit_floor: float = -4.5
+def frame_leaning(
+    first: NDArray[np.float64], second: NDArray[np.float64], outlier_nats: float
 ) -> NDArray[np.float64]:
     """(N,) how much each ball favours the second palette over the first (nats, each ball
-    within +-1), from its (N, 11) class scores under each.
-
-    A ball's say is its best class's score under the second minus under the first, capped
-    so no single ball (a detection that is no ball, a ball the light shades oddly) decides;
-    a ball that fits no class of either palette well (best score below `fit_floor`: a
-    hand, a shadow) has none.
-    """
-    best_first, best_second = (
-        first.max(axis=1, initial=-np.inf),
-        second.max(axis=1, initial=-np.inf),
-    )
-    fits = np.maximum(best_first, best_second) >= fit_floor
-    leaning: NDArray[np.float64] = np.where(fits, np.clip(best_second - best_first, -1.0, 1.0), 0.0)
+    within +-1), from its (N, 11) class scores under each: its cost in the frame's best
+    one-per-class labelling under the first minus under the second
+    (`vision.assignment.labelled_costs`), so a ball is judged as the number it would be
+    given, and a ball that fits nothing (a hand, a patch of cloth) says at most the outlier
+    cost's difference, capped so no single ball decides."""
+    difference = labelled_costs(first, outlier_nats) - labelled_costs(second, outlier_nats)
+    leaning: NDArray[np.float64] = np.clip(difference, -1.0, 1.0)
     return leaning

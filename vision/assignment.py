@@ -53,21 +53,29 @@ def assignment_cost(prob: NDArray[np.floating]) -> float:
     return -float(np.sum(np.log(np.asarray(prob, np.float64)[kept, labels[kept]] + 1e-9)))
 
 
+def labelled_costs(scores: NDArray[np.floating], outlier_nats: float) -> NDArray[np.float64]:
+    """(N,) each ball's cost (nats) in the best one-ball-per-class labelling of (N, 11)
+    class log-likelihoods (`vision.identify.class_scores`, not normalised per ball), where
+    any ball may instead be left out at `outlier_nats`."""
+    count = len(scores)
+    if count == 0:
+        return np.zeros(0)
+    cost = np.hstack([-np.asarray(scores, np.float64), np.full((count, count), outlier_nats)])
+    rows, cols = linear_sum_assignment(cost)
+    out: NDArray[np.float64] = np.zeros(count)
+    out[rows] = cost[rows, cols]
+    return out
+
+
 def frame_fit_cost(scores: NDArray[np.floating], outlier_nats: float) -> float:
     """-log likelihood (nats) of the best one-ball-per-class labelling of (N, 11) class
-    log-likelihoods (`vision.identify.class_scores`, not normalised per ball), where any
-    ball may instead be left out at `outlier_nats` (0 for no ball).
+    log-likelihoods, any ball left out at `outlier_nats` (0 for no ball; `labelled_costs`).
 
     How well a palette explains a frame: unnormalised, so a palette whose classes are
     farther apart (fewer rivals per ball) is not favoured, and robust, so a detection that
     fits no class (a streak, a shadow, a patch of cloth) does not decide between palettes.
     """
-    count = len(scores)
-    if count == 0:
-        return 0.0
-    cost = np.hstack([-np.asarray(scores, np.float64), np.full((count, count), outlier_nats)])
-    rows, cols = linear_sum_assignment(cost)
-    return float(cost[rows, cols].sum())
+    return float(labelled_costs(scores, outlier_nats).sum())
 
 
 def exclusive_probabilities(

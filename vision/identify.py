@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.adapt import PaletteVote, palette_leaning
+from vision.adapt import PaletteVote, frame_leaning
 from vision.assignment import assign_identities as assign_identities
+from vision.assignment import assignment_cost, frame_fit_cost
 from vision.assignment import exclusive_probabilities as exclusive_probabilities
-from vision.assignment import frame_fit_cost
 from vision.balance import white_balance_gains as white_balance_gains
 from vision.ball_features import FEATURES as FEATURES
 from vision.ball_features import SHARP_COLUMNS as SHARP_COLUMNS
@@ -156,23 +156,23 @@ class Identifier:
     def independent(self, features: NDArray[np.float32]) -> NDArray[np.float32]:
         """(N, 11) per-ball probabilities, ignoring the other balls; with several palettes,
         as chosen on the sharp balls (`vision.adapt.PaletteVote`): once the clip's evidence
-        (each ball's capped leaning) is enough, that palette's; before that, each palette's
-        weighed by the likelihood of the best one-per-class labelling of the frame's sharp
-        balls under it (`vision.assignment.frame_fit_cost`)."""
+        (each ball's capped leaning) is enough, that palette; before that, the one under
+        which the best one-per-class labelling of the frame's sharp balls is likelier
+        (`IdentifierConfig.palette_comparison`)."""
         sharp = ~smeared_rows(features, self.config)
         scores = self._scores(features)
-        if len(scores) > 1:
-            config = self.config
-            leaning = palette_leaning(scores[0][sharp], scores[1][sharp])
-            self.vote = self.vote.updated(
-                leaning, config.palette_evidence, config.palette_frame_cap
-            )
-            outlier = config.palette_outlier_nats
+        if len(scores) == 1:
+            return softmax(scores[0])
+        config = self.config
+        outlier = config.palette_outlier_nats
+        leaning = frame_leaning(scores[0][sharp], scores[1][sharp], outlier)
+        self.vote = self.vote.updated(leaning, config.palette_evidence, config.palette_frame_cap)
+        probs = [softmax(score) for score in scores]
+        if config.palette_comparison == "likelihood":
             frame_costs = np.array([frame_fit_cost(s[sharp], outlier) for s in scores])
-            weights = self.vote.weights(frame_costs)
-            mixed = sum((w * softmax(s) for w, s in zip(weights, scores, strict=True)), 0.0)
-            return np.asarray(mixed, np.float32)
-        return softmax(scores[0])
+        else:
+            frame_costs = np.array([assignment_cost(prob[sharp]) for prob in probs])
+        return probs[self.vote.choice(frame_costs)]
 
     def _scores(self, features: NDArray[np.float32]) -> list[NDArray[np.float64]]:
         """(N, 11) class scores under each palette; the rim-mixed colour costs are worked

@@ -41,12 +41,3 @@ def test_frames_with_too_few_balls_add_nothing() -> None:
     vote = vote_after([np.full(MIN_SHARP_BALLS - 1, 1.0)] * 10)
     assert vote == PaletteVote()
     assert vote.choice(np.array([5.0, 2.0])) == 1  # undecided: the frame's likelier palette
-
-
-def test_undecided_frames_weigh_each_palette_by_its_likelihood() -> None:
-    undecided = PaletteVote()
-    assert np.allclose(undecided.weights(np.array([3.0, 3.0])), [0.5, 0.5])
-    weights = undecided.weights(np.array([2.0, 2.0 + np.log(4.0)]))
-    assert np.allclose(weights, [0.8, 0.2])
-    decided = vote_after([np.full(11, 1.0)] * 3)
-    assert list(decided.weights(np.array([0.0, 9.0]))) == [0.0, 1.0]
