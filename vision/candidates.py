@@ -1,4 +1,5 @@
-"""Finding ball centres in a searched image: candidates, sub-pixel centres, confidence.
+"""Finding ball centres in a searched image: candidates and sub-pixel centres (their
+confidence is in `vision.confidence`, motion-blur streaks in `vision.streaks`).
 
 Pure functions over a `SearchRegion` (the per-pixel maps of the searched pixels, a whole
 table or a mosaic of windows). All per-ball work is batched over balls with NumPy.
@@ -283,129 +284,6 @@ def refine_centres(
     return centres
 
 
-def fit_outlines(
-    region: SearchRegion, xy: NDArray[np.float64], radius: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """Centres from the outline: along 32 directions, the point between 0.7 and 1.3 radii
-    where the lightness changes most radially, then a least-squares circle of the known
-    radius through those points (for balls of the cloth's own colour)."""
-    scales = np.linspace(0.75, 1.25, 11)
-    points = (
-        xy[:, None, None, :]
-        + radius[:, None, None, None] * scales[None, None, :, None] * DIRECTIONS[None, :, None, :]
-    )
-    gradient = sample(region.gradient, points)
-    radial = np.abs(np.sum(gradient * DIRECTIONS[None, :, None, :], axis=3))
-    best = np.argmax(radial, axis=2)
-    strength = np.take_along_axis(radial, best[..., None], axis=2)[..., 0]
-    edge = np.take_along_axis(points, best[..., None, None], axis=2)[:, :, 0, :]
-    # Each edge point says the centre lies one radius inward from it; shadows and touching
-    # balls make some of them wrong, so take a strength-weighted median of what they say.
-    implied = edge - radius[:, None, None] * DIRECTIONS[None, :, :]
-    fitted = np.column_stack(
-        [_weighted_median(implied[..., 0], strength), _weighted_median(implied[..., 1], strength)]
-    )
-    return fitted
-
-
-def _weighted_median(
-    values: NDArray[np.float64], weights: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """(K,) row-wise weighted median of (K, M) values."""
-    order = np.argsort(values, axis=1)
-    sorted_values = np.take_along_axis(values, order, axis=1)
-    cumulative = np.cumsum(np.take_along_axis(weights, order, axis=1), axis=1)
-    half = cumulative[:, -1:] / 2.0
-    index = np.minimum(np.sum(cumulative < half, axis=1), values.shape[1] - 1)
-    median: NDArray[np.float64] = sorted_values[np.arange(len(values)), index]
-    return median
-
-
-def confidence(
-    region: SearchRegion,
-    xy: NDArray[np.float64],
-    radius: NDArray[np.float64],
-    edge_gradient: float,
-    min_free_ring: float,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(K,) confidence and (K,) foreground coverage of each ball.
-
-    Confidence is the evidence of a ball (its disc is foreground, or failing that, a round
-    outline) times how free the ring just outside it is (cloth, or other balls): inside a
-    hand or an arm, the ring is foreground all round.
-    """
-    inner_radii = np.array([0.2, 0.45, 0.7, 0.85])
-    inner = (
-        xy[:, None, None, :]
-        + (radius[:, None, None, None] * inner_radii[None, :, None, None])
-        * DIRECTIONS[None, None, :, :]
-    )
-    covered = sample(region.foreground, inner)
-    coverage = covered[:, :3].mean(axis=(1, 2))
-    # A ball fills its disc out to the rim in every direction; the end of a cue, a finger or
-    # a chalk's edge fills only a sector of it.
-    rim = np.clip((covered[:, 3].mean(axis=1) - 0.5) / 0.4, 0.0, 1.0)
-
-    scales = np.array([0.85, 0.95, 1.05])
-    outline = (
-        xy[:, None, None, :]
-        + (radius[:, None, None, None] * scales[None, :, None, None]) * DIRECTIONS[None, None, :, :]
-    )
-    radial = np.abs(np.sum(sample(region.gradient, outline) * DIRECTIONS[None, None, :, :], axis=3))
-    outline_share = np.mean(radial.max(axis=1) > edge_gradient, axis=1)
-    # Only a disc that is mostly cloth-coloured inside may be a ball by its outline alone
-    # (a green ball on green cloth); a foreground blob must fill its disc to the rim.
-    by_outline = np.clip(outline_share * 1.25, 0.0, 1.0) * 0.9
-    # A blob that does not reach its rim (a white ball whose shaded side is the grey of the
-    # cloth) may still be a ball if its outline is round nearly all the way (a cue's two
-    # straight edges give well under this share).
-    round_outline = np.where(outline_share >= 0.6, by_outline, 0.0)
-    evidence = np.where(
-        coverage < 0.5,
-        np.maximum(by_outline, coverage),
-        np.maximum(np.minimum(coverage, rim), round_outline),
-    )
-    ring = xy[:, None, :] + 1.4 * radius[:, None, None] * DIRECTIONS[None, :, :]
-    # Only clearly foreground counts against a ball: real balls sit in a soft halo of shadow
-    # and blur that is just over the threshold; a hand or an arm is far over it.
-    occupied = sample(region.distance, ring) > 1.5 * region.threshold
-    gaps = np.linalg.norm(ring[:, :, None, :] - xy[None, None, :, :], axis=3)
-    # Only a neighbour that could be a real ball (as far as touching balls' centres are
-    # there, less a little: balls do not overlap) explains foreground in the ring; a chain
-    # of candidates along a cushion face or an arm does not explain itself.
-    apart = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
-    possible = apart >= 0.9 * touching_gap(region, xy)[:, None]
-    explained = np.any((gaps < 1.2 * radius[None, None, :]) & possible[:, None, :], axis=2)
-    free = np.mean(~occupied | explained, axis=1)
-    ring_score = np.clip((free - min_free_ring) / (1.0 - min_free_ring) * 2.0, 0.0, 1.0)
-    # A ball mostly hidden behind nearer ones shows too little to be named or placed well.
-    seen = np.clip((visible_share(xy, radius) - 0.5) / 0.2, 0.0, 1.0)
-    return evidence * ring_score * seen, coverage
-
-
-def visible_share(xy: NDArray[np.float64], radius: NDArray[np.float64]) -> NDArray[np.float64]:
-    """(K,) share of each ball's image disc not covered by the discs of nearer balls (the
-    larger ones in the image, which an angled view shows overlapping it); 1 from above."""
-    offsets = xy[:, None, :] - xy[None, :, :]
-    apart = np.maximum(np.hypot(offsets[..., 0], offsets[..., 1]), 1e-9)
-    mine, theirs = radius[:, None], radius[None, :]
-    front = (theirs > mine) & (apart < 0.95 * (mine + theirs))
-    np.fill_diagonal(front, False)
-    # The lens where two circles of radii a and b at distance d overlap.
-    d = np.maximum(apart, np.abs(theirs - mine) + 1e-9)
-    cos_a = np.clip((d * d + mine * mine - theirs * theirs) / (2.0 * d * mine), -1.0, 1.0)
-    cos_b = np.clip((d * d + theirs * theirs - mine * mine) / (2.0 * d * theirs), -1.0, 1.0)
-    kite = (-d + mine + theirs) * (d + mine - theirs) * (d - mine + theirs) * (d + mine + theirs)
-    lens = (
-        mine * mine * np.arccos(cos_a)
-        + theirs * theirs * np.arccos(cos_b)
-        - 0.5 * np.sqrt(np.maximum(kite, 0.0))
-    )
-    hidden = np.sum(np.where(front, lens, 0.0), axis=1) / (np.pi * radius * radius)
-    share: NDArray[np.float64] = np.clip(1.0 - hidden, 0.0, 1.0)
-    return share
-
-
 def ball_pixels(
     image: NDArray[np.uint8], xy: NDArray[np.float64], radius: NDArray[np.float64]
 ) -> list[NDArray[np.uint8]]:
@@ -422,47 +300,6 @@ def ball_pixels(
     return [np.ascontiguousarray(patches[k][inside[k]]) for k in range(len(xy))]
 
 
-def streaks(
-    region: SearchRegion, found_xy: NDArray[np.float64], low_threshold: float
-) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]:
-    """Balls smeared by motion blur (the break): foreground streaks one ball wide and two
-    to eight radii long, away from the balls already found.
-
-    A blurred ball mixes its colour with the cloth, so a lower threshold is used. The centre
-    is the streak's centroid (the ball's position at mid-exposure).
-
-    Returns:
-        (K, 2) centres, (K,) confidences and each streak's (K_i, 3) BGR pixels.
-    """
-    mask = (region.distance > low_threshold).astype(np.uint8)
-    for (u, v), r in zip(found_xy, _radius_at(region, found_xy), strict=True):
-        cv2.circle(mask, (round(u), round(v)), round(1.3 * r) + 1, 0, -1)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    centres: list[NDArray[np.float64]] = []
-    scores: list[float] = []
-    pixels: list[NDArray[np.uint8]] = []
-    for label in range(1, count):
-        area = int(stats[label, cv2.CC_STAT_AREA])
-        if area < 20:
-            continue
-        x0, y0, w, h = (int(stats[label, k]) for k in range(4))
-        ys, xs = np.nonzero(labels[y0 : y0 + h, x0 : x0 + w] == label)
-        points = np.column_stack([xs + x0, ys + y0]).astype(np.float64)
-        # A ball at most eight radii long per exposure covers each pixel of its streak's
-        # core for at least a fifth of it: the core stands out as a ball does, while a
-        # band where the cloth model is a little off (along a cushion) is faint all over.
-        if np.percentile(region.distance[ys + y0, xs + x0], 90) < region.threshold:
-            continue
-        score = _streak_score(points, region)
-        if score > 0.0:
-            centres.append(points.mean(axis=0))
-            scores.append(score)
-            pixels.append(region.image[ys + y0, xs + x0])
-    if not centres:
-        return np.zeros((0, 2)), np.zeros(0), []
-    return np.array(centres), np.array(scores), pixels
-
-
 def _radius_at(region: SearchRegion, xy: NDArray[np.float64]) -> NDArray[np.float64]:
     return map_at(region.radius, xy)
 
@@ -477,26 +314,3 @@ def map_at(
     v = np.minimum(np.maximum(np.round(xy[:, 1]).astype(np.int64), 0), height - 1)
     values: NDArray[np.float64] = image[v, u].astype(np.float64)
     return values
-
-
-def _streak_score(points: NDArray[np.float64], region: SearchRegion) -> float:
-    """How much a blob of (N, 2) pixels looks like one ball smeared along a line: its width
-    (from the second moments across it) is a ball's, its length (its extent along the line)
-    two and a half to nine radii, and its area that of a stadium of that width and length.
-    0 when it does not."""
-    centre = points.mean(axis=0)
-    radius = float(_radius_at(region, centre[None])[0])
-    if radius <= 0 or not region.centre_valid[round(centre[1]), round(centre[0])]:
-        return 0.0
-    spreads, axes = np.linalg.eigh(np.cov(points.T))
-    # A uniform band of width w has standard deviation w / sqrt(12) across it.
-    width = float(np.sqrt(max(spreads[0], 0.0)) * np.sqrt(12.0))
-    along = (points - centre) @ axes[:, 1]
-    length = float(along.max() - along.min()) + 1.0
-    if not 2.5 * radius <= length <= 9.0 * radius:
-        return 0.0
-    # The threshold cuts a smeared ball's soft sides, so it looks a little narrower.
-    width_ok = 1.0 - abs(width / (2.0 * radius) - 0.9) / 0.4
-    stadium = width * max(length - width, 0.0) + 0.25 * np.pi * width**2
-    area_ok = 1.0 - abs(len(points) / max(stadium, 1.0) - 1.0) / 0.4
-    return float(np.clip(min(width_ok, area_ok), 0.0, 1.0))

@@ -17,20 +17,18 @@ from calibration.camera import BALL_CENTRE_HEIGHT_MM, CameraModel
 from vision.candidates import (
     SearchRegion,
     ball_pixels,
-    confidence,
     distance_peaks,
-    fit_outlines,
     map_at,
     merge_candidates,
     outline_peaks,
     outline_votes,
     refine_centres,
-    streaks,
 )
+from vision.confidence import confidence, fit_outlines
 from vision.detector_config import DetectorConfig
 from vision.mosaic import Mosaic
 from vision.separate import crowd_centres, crowd_votes, crowded
-from vision.streaks import find_streaks
+from vision.streaks import find_streaks, streaks
 
 Found = tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]
 """(K, 2) centres (mosaic px), (K,) confidences and each ball's (K_i, 3) BGR pixels."""

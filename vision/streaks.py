@@ -254,3 +254,67 @@ def _ramp(level: NDArray[np.float64], reach: int) -> float:
     highest value within `reach` pixels of the start."""
     start = level[: max(reach, 1)]
     return float(np.argmax(start >= 0.75 * start.max()))
+
+
+def streaks(
+    region: SearchRegion, found_xy: NDArray[np.float64], low_threshold: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]:
+    """Balls smeared by motion blur (the break): foreground streaks one ball wide and two
+    to eight radii long, away from the balls already found.
+
+    A blurred ball mixes its colour with the cloth, so a lower threshold is used. The centre
+    is the streak's centroid (the ball's position at mid-exposure).
+
+    Returns:
+        (K, 2) centres, (K,) confidences and each streak's (K_i, 3) BGR pixels.
+    """
+    mask = (region.distance > low_threshold).astype(np.uint8)
+    for (u, v), r in zip(found_xy, map_at(region.radius, found_xy), strict=True):
+        cv2.circle(mask, (round(u), round(v)), round(1.3 * r) + 1, 0, -1)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    centres: list[NDArray[np.float64]] = []
+    scores: list[float] = []
+    pixels: list[NDArray[np.uint8]] = []
+    for label in range(1, count):
+        area = int(stats[label, cv2.CC_STAT_AREA])
+        if area < 20:
+            continue
+        x0, y0, w, h = (int(stats[label, k]) for k in range(4))
+        ys, xs = np.nonzero(labels[y0 : y0 + h, x0 : x0 + w] == label)
+        points = np.column_stack([xs + x0, ys + y0]).astype(np.float64)
+        # A ball at most eight radii long per exposure covers each pixel of its streak's
+        # core for at least a fifth of it: the core stands out as a ball does, while a
+        # band where the cloth model is a little off (along a cushion) is faint all over.
+        if np.percentile(region.distance[ys + y0, xs + x0], 90) < region.threshold:
+            continue
+        score = _streak_score(points, region)
+        if score > 0.0:
+            centres.append(points.mean(axis=0))
+            scores.append(score)
+            pixels.append(region.image[ys + y0, xs + x0])
+    if not centres:
+        return np.zeros((0, 2)), np.zeros(0), []
+    return np.array(centres), np.array(scores), pixels
+
+
+def _streak_score(points: NDArray[np.float64], region: SearchRegion) -> float:
+    """How much a blob of (N, 2) pixels looks like one ball smeared along a line: its width
+    (from the second moments across it) is a ball's, its length (its extent along the line)
+    two and a half to nine radii, and its area that of a stadium of that width and length.
+    0 when it does not."""
+    centre = points.mean(axis=0)
+    radius = float(map_at(region.radius, centre[None])[0])
+    if radius <= 0 or not region.centre_valid[round(centre[1]), round(centre[0])]:
+        return 0.0
+    spreads, axes = np.linalg.eigh(np.cov(points.T))
+    # A uniform band of width w has standard deviation w / sqrt(12) across it.
+    width = float(np.sqrt(max(spreads[0], 0.0)) * np.sqrt(12.0))
+    along = (points - centre) @ axes[:, 1]
+    length = float(along.max() - along.min()) + 1.0
+    if not 2.5 * radius <= length <= 9.0 * radius:
+        return 0.0
+    # The threshold cuts a smeared ball's soft sides, so it looks a little narrower.
+    width_ok = 1.0 - abs(width / (2.0 * radius) - 0.9) / 0.4
+    stadium = width * max(length - width, 0.0) + 0.25 * np.pi * width**2
+    area_ok = 1.0 - abs(len(points) / max(stadium, 1.0) - 1.0) / 0.4
+    return float(np.clip(min(width_ok, area_ok), 0.0, 1.0))

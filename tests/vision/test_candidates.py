@@ -8,9 +8,11 @@ import pytest
 
 from tests.vision.scenes import TABLE, calibration_for, rack_xy, render_scene
 from tests.vision.test_detector import match
-from vision.candidates import SearchRegion, streaks, visible_share
+from vision.candidates import SearchRegion
 from vision.cloth import TableView
+from vision.confidence import visible_share
 from vision.detector import BallDetector
+from vision.streaks import streaks
 from vision.synthetic.cameras import preset_camera
 
 RADIUS = 10.0

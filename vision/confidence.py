@@ -1,0 +1,134 @@
+"""How sure the round search is of each ball: outline fits and confidence.
+
+Pure functions over a `vision.candidates.SearchRegion`, batched over balls with NumPy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.candidates import DIRECTIONS, SearchRegion, sample, touching_gap
+
+
+def fit_outlines(
+    region: SearchRegion, xy: NDArray[np.float64], radius: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Centres from the outline: along 32 directions, the point between 0.7 and 1.3 radii
+    where the lightness changes most radially, then a least-squares circle of the known
+    radius through those points (for balls of the cloth's own colour)."""
+    scales = np.linspace(0.75, 1.25, 11)
+    points = (
+        xy[:, None, None, :]
+        + radius[:, None, None, None] * scales[None, None, :, None] * DIRECTIONS[None, :, None, :]
+    )
+    gradient = sample(region.gradient, points)
+    radial = np.abs(np.sum(gradient * DIRECTIONS[None, :, None, :], axis=3))
+    best = np.argmax(radial, axis=2)
+    strength = np.take_along_axis(radial, best[..., None], axis=2)[..., 0]
+    edge = np.take_along_axis(points, best[..., None, None], axis=2)[:, :, 0, :]
+    # Each edge point says the centre lies one radius inward from it; shadows and touching
+    # balls make some of them wrong, so take a strength-weighted median of what they say.
+    implied = edge - radius[:, None, None] * DIRECTIONS[None, :, :]
+    fitted = np.column_stack(
+        [_weighted_median(implied[..., 0], strength), _weighted_median(implied[..., 1], strength)]
+    )
+    return fitted
+
+
+def _weighted_median(
+    values: NDArray[np.float64], weights: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """(K,) row-wise weighted median of (K, M) values."""
+    order = np.argsort(values, axis=1)
+    sorted_values = np.take_along_axis(values, order, axis=1)
+    cumulative = np.cumsum(np.take_along_axis(weights, order, axis=1), axis=1)
+    half = cumulative[:, -1:] / 2.0
+    index = np.minimum(np.sum(cumulative < half, axis=1), values.shape[1] - 1)
+    median: NDArray[np.float64] = sorted_values[np.arange(len(values)), index]
+    return median
+
+
+def confidence(
+    region: SearchRegion,
+    xy: NDArray[np.float64],
+    radius: NDArray[np.float64],
+    edge_gradient: float,
+    min_free_ring: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(K,) confidence and (K,) foreground coverage of each ball.
+
+    Confidence is the evidence of a ball (its disc is foreground, or failing that, a round
+    outline) times how free the ring just outside it is (cloth, or other balls): inside a
+    hand or an arm, the ring is foreground all round.
+    """
+    inner_radii = np.array([0.2, 0.45, 0.7, 0.85])
+    inner = (
+        xy[:, None, None, :]
+        + (radius[:, None, None, None] * inner_radii[None, :, None, None])
+        * DIRECTIONS[None, None, :, :]
+    )
+    covered = sample(region.foreground, inner)
+    coverage = covered[:, :3].mean(axis=(1, 2))
+    # A ball fills its disc out to the rim in every direction; the end of a cue, a finger or
+    # a chalk's edge fills only a sector of it.
+    rim = np.clip((covered[:, 3].mean(axis=1) - 0.5) / 0.4, 0.0, 1.0)
+
+    scales = np.array([0.85, 0.95, 1.05])
+    outline = (
+        xy[:, None, None, :]
+        + (radius[:, None, None, None] * scales[None, :, None, None]) * DIRECTIONS[None, None, :, :]
+    )
+    radial = np.abs(np.sum(sample(region.gradient, outline) * DIRECTIONS[None, None, :, :], axis=3))
+    outline_share = np.mean(radial.max(axis=1) > edge_gradient, axis=1)
+    # Only a disc that is mostly cloth-coloured inside may be a ball by its outline alone
+    # (a green ball on green cloth); a foreground blob must fill its disc to the rim.
+    by_outline = np.clip(outline_share * 1.25, 0.0, 1.0) * 0.9
+    # A blob that does not reach its rim (a white ball whose shaded side is the grey of the
+    # cloth) may still be a ball if its outline is round nearly all the way (a cue's two
+    # straight edges give well under this share).
+    round_outline = np.where(outline_share >= 0.6, by_outline, 0.0)
+    evidence = np.where(
+        coverage < 0.5,
+        np.maximum(by_outline, coverage),
+        np.maximum(np.minimum(coverage, rim), round_outline),
+    )
+    ring = xy[:, None, :] + 1.4 * radius[:, None, None] * DIRECTIONS[None, :, :]
+    # Only clearly foreground counts against a ball: real balls sit in a soft halo of shadow
+    # and blur that is just over the threshold; a hand or an arm is far over it.
+    occupied = sample(region.distance, ring) > 1.5 * region.threshold
+    gaps = np.linalg.norm(ring[:, :, None, :] - xy[None, None, :, :], axis=3)
+    # Only a neighbour that could be a real ball (as far as touching balls' centres are
+    # there, less a little: balls do not overlap) explains foreground in the ring; a chain
+    # of candidates along a cushion face or an arm does not explain itself.
+    apart = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
+    possible = apart >= 0.9 * touching_gap(region, xy)[:, None]
+    explained = np.any((gaps < 1.2 * radius[None, None, :]) & possible[:, None, :], axis=2)
+    free = np.mean(~occupied | explained, axis=1)
+    ring_score = np.clip((free - min_free_ring) / (1.0 - min_free_ring) * 2.0, 0.0, 1.0)
+    # A ball mostly hidden behind nearer ones shows too little to be named or placed well.
+    seen = np.clip((visible_share(xy, radius) - 0.5) / 0.2, 0.0, 1.0)
+    return evidence * ring_score * seen, coverage
+
+
+def visible_share(xy: NDArray[np.float64], radius: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(K,) share of each ball's image disc not covered by the discs of nearer balls (the
+    larger ones in the image, which an angled view shows overlapping it); 1 from above."""
+    offsets = xy[:, None, :] - xy[None, :, :]
+    apart = np.maximum(np.hypot(offsets[..., 0], offsets[..., 1]), 1e-9)
+    mine, theirs = radius[:, None], radius[None, :]
+    front = (theirs > mine) & (apart < 0.95 * (mine + theirs))
+    np.fill_diagonal(front, False)
+    # The lens where two circles of radii a and b at distance d overlap.
+    d = np.maximum(apart, np.abs(theirs - mine) + 1e-9)
+    cos_a = np.clip((d * d + mine * mine - theirs * theirs) / (2.0 * d * mine), -1.0, 1.0)
+    cos_b = np.clip((d * d + theirs * theirs - mine * mine) / (2.0 * d * theirs), -1.0, 1.0)
+    kite = (-d + mine + theirs) * (d + mine - theirs) * (d - mine + theirs) * (d + mine + theirs)
+    lens = (
+        mine * mine * np.arccos(cos_a)
+        + theirs * theirs * np.arccos(cos_b)
+        - 0.5 * np.sqrt(np.maximum(kite, 0.0))
+    )
+    hidden = np.sum(np.where(front, lens, 0.0), axis=1) / (np.pi * radius * radius)
+    share: NDArray[np.float64] = np.clip(1.0 - hidden, 0.0, 1.0)
+    return share
