@@ -35,12 +35,19 @@ class IdentityConfig:
         min_probability: class probabilities are clipped below at this before the log, so
             one frame moves the evidence by a bounded amount. Lowering it lets single
             confident frames count more.
+        settle_memories: two tracks that could have exchanged balls (their gates met, or
+            one was started or found again by identity) may exchange numbers until either
+            clearly shows its own number (by ``margin``) this many ``memory_s`` after that
+            moment (`tracking.mixing`); after that, never, until their gates meet again.
+            Raising it keeps pairs open longer; negative: pairs are never closed (any two
+            tracks may exchange on the evidence alone, however far apart they stayed).
     """
 
     memory_s: float = 0.3
     margin: float = 1.5
     min_observations: int = 6
     min_probability: float = 0.01
+    settle_memories: float = 2.0
 
     def __post_init__(self) -> None:
         if self.memory_s <= 0 or not 0.0 < self.min_probability < 1.0:

@@ -118,3 +118,42 @@ def start_track(
     state.mark_seen(balls, xy[None, :], det.xy_px[:1], time_s)
     state.evidence[ball] = log_probabilities(det.class_prob[:1], config.identity)[0]
     state.identity_count[ball] = 1
+
+
+def reidentify_need(
+    state: TrackState,
+    config: TrackerConfig,
+    lost: tuple[int, float, float],
+    jumpable: NDArray[np.bool_],
+) -> float:
+    """Class probability needed to find a lost ball ``moved_mm`` from where it was last
+    seen (never further than the top ball speed can take it): a ball that can have been
+    struck (``jumpable``, (11,)), or one no further than a hand could have pushed it, needs
+    ``reidentify_min_probability``; a resting ball nothing touched is otherwise still where
+    it was hidden, until it has been unseen for ``rest_reidentify_after_s`` (moved by
+    hand), and then needs a respawn's certainty.
+
+    Args:
+        state: the tracks.
+        config: the tracker's tunables.
+        lost: the ball, how far from its last sighting the candidate lies (mm), and now (s).
+        jumpable: (11,) balls that can have been struck since the last frame.
+    """
+    ball, moved_mm, time_s = lost
+    unseen_s = time_s - state.seen_time_s[ball]
+    if moved_mm > config.max_ball_speed_mm_s * unseen_s + config.association.gate_min_mm:
+        return np.inf  # no ball rolls that fast: a look-alike (a blurred cue ball)
+    if state.pending[ball] == PENDING_POCKET:
+        # Only a rattle out of the jaws, near where it was lost, brings it back.
+        speed = float(np.hypot(*state.seen_velocity[ball]))
+        rattle_mm = config.pocket_capture_mm + speed * unseen_s
+        return config.reidentify_min_probability if moved_mm <= rattle_mm else np.inf
+    pushed_mm = (
+        min(config.max_disturbed_speed_mm_s * unseen_s, config.max_disturbed_distance_mm)
+        + config.association.gate_min_mm
+    )
+    if jumpable[ball] or moved_mm <= pushed_mm:
+        return config.reidentify_min_probability
+    if unseen_s >= config.rest_reidentify_after_s:
+        return config.respawn_min_probability
+    return float(np.inf)

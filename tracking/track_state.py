@@ -39,6 +39,9 @@ class TrackState:
         evidence: (11, 11) average log class probabilities per slot (`tracking.identity`).
         identity_count: (11,) detections taken since the track started.
         lost_checked: (11,) ``pending`` was decided for the current loss.
+        mixed_s: (11, 11) last time each pair of tracks could have exchanged balls, s
+            (``-inf``: never; `tracking.mixing`).
+        confirmed_s: (11,) last time each track clearly showed its own number, s.
     """
 
     mean: NDArray[np.float64] = field(default_factory=lambda: np.zeros((NUM_CLASSES, 4)))
@@ -65,12 +68,18 @@ class TrackState:
         default_factory=lambda: np.zeros(NUM_CLASSES, np.int64)
     )
     lost_checked: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(NUM_CLASSES, bool))
+    mixed_s: NDArray[np.float64] = field(
+        default_factory=lambda: np.full((NUM_CLASSES, NUM_CLASSES), -np.inf)
+    )
+    confirmed_s: NDArray[np.float64] = field(default_factory=lambda: np.full(NUM_CLASSES, -np.inf))
 
     def exchange(self, a: int, b: int) -> None:
         """Swap everything slots ``a`` and ``b`` hold (their tracks change numbers)."""
         for item in fields(self):
             array = getattr(self, item.name)
             array[[a, b]] = array[[b, a]]
+        # A pair array is indexed by slot on both axes.
+        self.mixed_s[:, [a, b]] = self.mixed_s[:, [b, a]]
 
     def mark_seen(
         self,

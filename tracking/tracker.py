@@ -29,7 +29,8 @@ from tracking.identity import (
     log_probabilities,
     relabels,
 )
-from tracking.lifecycle import coast, restart, spawn, start_pending
+from tracking.lifecycle import coast, reidentify_need, restart, spawn, start_pending
+from tracking.mixing import Reaches, confirm, masked, mixable, open_all, open_jumps, open_near
 from tracking.track_state import PENDING_POCKET, TrackState
 from tracking.tracker_config import TrackerConfig
 from tracking.types import TrackSet, TrackStatus
@@ -116,7 +117,9 @@ class BallTracker:
         if unassigned.any() and not self._state.alive.all():
             if continuity:
                 unassigned &= ~self._occupied(dets)
+            before = self._state.alive.copy()
             spawn(self._state, self.table, self.config, dets[unassigned], time_s)
+            open_all(self._state.mixed_s, np.flatnonzero(self._state.alive & ~before), time_s)
         return self._trackset(frame, time_s, missing, removed_now)
 
     def _predict(self, dt_s: float) -> None:
@@ -183,7 +186,23 @@ class BallTracker:
         class_prob = dets.class_prob.T[idx].astype(np.float64) * dets.confidence[None, :]
         cost = association_cost(d_sq, distance, class_prob, gates, config.association)
         rows, cols = assign(cost, config.association.max_cost)
+        association = config.association
+        reach_mm = np.maximum(association.gate_sigmas * sigma_mm, association.gate_min_mm)
+        self._open_pairs(Reaches(idx, mean[:, :2], reach_mm), (rows, z[cols]))
         return idx[rows], cols
+
+    def _open_pairs(
+        self, tracks: Reaches, taken: tuple[NDArray[np.int64], NDArray[np.float64]]
+    ) -> None:
+        """Open the pairs of tracks whose kinematic gates meet, and those of each track that
+        jumped beyond its gate with the tracks near the detection it took (`tracking.mixing`)."""
+        now, diameter = self._time_s or 0.0, self.table.ball_diameter_mm
+        open_near(self._state.mixed_s, tracks, diameter, now)
+        rows, z = taken
+        offset = z - tracks.xy_mm[rows]
+        far = np.einsum("ni,ni->n", offset, offset) > tracks.reach_mm[rows] ** 2
+        if far.any():
+            open_jumps(self._state.mixed_s, tracks, (rows[far], z[far]), diameter, now)
 
     def _may_jump(
         self, idx: NDArray[np.int64], sigma_mm: NDArray[np.float64], dt_s: float
@@ -270,7 +289,10 @@ class BallTracker:
             score = np.where(unassigned & (labels == ball), prob[:, ball], 0.0)
             best = int(np.argmax(score))
             moved_mm = float(np.linalg.norm(dets.xy_mm[best] - state.seen_xy_mm[ball]))
-            if score[best] < self._reidentify_need(int(ball), moved_mm, time_s):
+            need = reidentify_need(
+                state, self.config, (int(ball), moved_mm, time_s), self._jumpable
+            )
+            if score[best] < need:
                 continue
             z = dets.xy_mm[best : best + 1].astype(np.float64)
             mean, cov = restart(state, np.array([ball]), z, time_s, self.config)
@@ -279,6 +301,7 @@ class BallTracker:
             state.mean[ball], state.cov[ball] = mean[0], cov[0]
             state.mark_seen(np.array([ball]), z, dets.xy_px[best : best + 1], time_s)
             unassigned[best] = False
+            open_all(state.mixed_s, np.array([ball]), time_s)
             found[ball] = True
             found_cols.append(best)
         return found, np.array(found_cols, np.int64)
@@ -338,6 +361,9 @@ class BallTracker:
         weight = 1.0 - np.exp(-dt_s / config.memory_s) if dt_s > 0 else 0.0
         log_prob = log_probabilities(dets.class_prob[cols], config)
         accumulate(state.evidence, state.identity_count, tracks, log_prob, weight)
+        now = self._time_s or 0.0
+        confirm(state.confirmed_s, state.evidence, tracks, config.margin, now)
+        settle_s = config.settle_memories * config.memory_s
         seen = np.zeros(NUM_CLASSES, bool)
         seen[tracks] = True
         kind = np.where(
@@ -345,34 +371,13 @@ class BallTracker:
             SLOT_IN_PLAY,
             np.where(state.removed == None, SLOT_FREE, SLOT_REMOVED),  # noqa: E711
         ).astype(np.int64)
-        evidence = faded(state.evidence, (self._time_s or 0.0) - state.seen_time_s, config)
+        evidence = faded(state.evidence, now - state.seen_time_s, config)
+        if settle_s >= 0:
+            evidence = masked(evidence, mixable(state.mixed_s, state.confirmed_s, settle_s))
         for a, b in relabels(evidence, state.identity_count, seen, kind, config):
             state.exchange(a, b)
             self._jumpable[[a, b]] = self._jumpable[[b, a]]
             missing[[a, b]] = missing[[b, a]]
-
-    def _reidentify_need(self, ball: int, moved_mm: float, time_s: float) -> float:
-        """Class probability needed to find a lost ball ``moved_mm`` from where it was last
-        seen: a ball that can have been struck, or one no further than a hand could have
-        pushed it, needs ``reidentify_min_probability``; a resting ball nothing touched is
-        otherwise still where it was hidden, until it has been unseen for
-        ``rest_reidentify_after_s`` (moved by hand), and then needs a respawn's certainty."""
-        config, state = self.config, self._state
-        unseen_s = time_s - state.seen_time_s[ball]
-        if state.pending[ball] == PENDING_POCKET:
-            # Only a rattle out of the jaws, near where it was lost, brings it back.
-            speed = float(np.hypot(*state.seen_velocity[ball]))
-            rattle_mm = config.pocket_capture_mm + speed * unseen_s
-            return config.reidentify_min_probability if moved_mm <= rattle_mm else np.inf
-        pushed_mm = (
-            min(config.max_disturbed_speed_mm_s * unseen_s, config.max_disturbed_distance_mm)
-            + config.association.gate_min_mm
-        )
-        if self._jumpable[ball] or moved_mm <= pushed_mm:
-            return config.reidentify_min_probability
-        if unseen_s >= config.rest_reidentify_after_s:
-            return config.respawn_min_probability
-        return np.inf
 
     def _trackset(
         self, frame: int, time_s: float, missing: NDArray[np.bool_], removed_now: NDArray[np.bool_]
