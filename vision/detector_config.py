@@ -61,18 +61,22 @@ class DetectorConfig:
             precision 0.94 -> 0.87, calls 2/3 -> 1/3).
         separate_crowds: foreground blobs larger than one ball (racks, clusters, a ball by
             an arm, a sleeve) are explained ball by ball from round outlines
-            (`vision.separate`). Single images gain much (real overhead fisheye test split,
-            uncalibrated: precision 0.545 -> 0.935, recall 0.586 -> 0.619; broadcast_pushout's
-            rack 5 -> 8 of 10 found), but in the review angled views lose identities
-            (corner_lip_stay identity 0.993 -> 0.889, switches 14 -> 56; a breaker's hand
-            taken for a ball in broadcast_nudge): calls on the 9 sample clips 21/26 off,
-            20/26 on. Since then a placed ball beside a large unexplained piece of its blob
-            (a hand at the end of a sleeve) is dropped, blobs running off a calibrated table
-            are left to the lone-ball search, and corner views (`crowd_min_separation`) are
-            not split; with it on in the review (real detector): broadcast_pushout 0/4 ->
-            3/4 calls, broadcast_nudge 3/3 -> 3/3 (identity 99.4 -> 100 %, switches 2 -> 0),
-            but corner_lip_stay 2/3 -> 0/3 (identity 99.3 -> 99.3 %, switches 14 -> 18) and
-            fresh f2_broadcast 0/4 -> 0/4 (switches 7 -> 9): still off by default.
+            (`vision.separate`): a ball beside a large piece of its blob that no ball
+            explains (a hand at the end of a sleeve) is dropped, blobs running off a
+            calibrated table are left to the lone-ball search, and views whose touching balls
+            overlap much (`crowd_min_separation`) are not split. Single images: real overhead
+            fisheye test split, uncalibrated, precision 0.545 -> 0.965, recall 0.586 ->
+            0.613. Review, real detector, 9 sample clips at 735477b: calls 19/26 off ->
+            22/26 on (broadcast_pushout 0/4 -> 3/4, every other clip the same; pushout
+            ball-frame precision 85.9 -> 94.5 %), identity switches 74 -> 85 (scratch 2 -> 10,
+            pushout 8 -> 16, nudge 6 -> 0, lip_stay 26 -> 21); fresh s2_corner 0/3 -> 1/3
+            (switches 20 -> 54), f2_broadcast 0/4 either way. Before the hand and corner rules
+            it cost calls (20/26 against 21/26: a breaker's hand taken for a ball in
+            broadcast_nudge, corner_lip_stay identity 99.3 -> 88.8 %). Off by default until
+            the switches are understood (mostly one- or two-frame flips in the break:
+            broadcast_scratch's identity accuracy is 99.8 % off, 99.9 % on) and the stored
+            baselines are refreshed with it on; turn it on with `[detector]
+            separate_crowds = true` in a review config.
         crowd_min_separation: crowded blobs are split only where touching balls' centres
             lie at least this many radii apart in the image (`vision.separate.MIN_SEPARATION`;
             0: everywhere, as for single images, where corner views gain too).
