@@ -14,11 +14,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import TableSpec
+from tracking.geometry import CUSHION_NORMALS as CUSHION_NORMALS
 
 FloatArray = NDArray[np.float64]
-
-CUSHION_NORMALS = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
-"""(4, 2) inward normals of the cushion lines x = 0, x = L, y = 0, y = W."""
 
 
 def inside_distances_mm(table: TableSpec, xy_mm: FloatArray) -> FloatArray:
@@ -48,6 +46,29 @@ def line_intersection_time(
     # pb + vb (t - tb) = pa + va (t - ta)  ->  (vb - va) t = pa - pb - va ta + vb tb
     rhs = pa - pb - va * ta + vb * tb
     return float(rhs @ dv) / dv_sq
+
+
+def path_corners(
+    before: tuple[FloatArray, FloatArray, FloatArray],
+    after: tuple[FloatArray, FloatArray, FloatArray],
+) -> FloatArray:
+    """(B, 2) where each ball's fitted paths before and after a frame come closest (the corner
+    of a kink, `line_intersection_time` for many balls at once), kept between the two fits'
+    reference times; the end of the path before when the velocities are equal.
+
+    Args:
+        before: (t_ref (B,), p (B, 2), v (B, 2)) of the paths before.
+        after: the same after.
+    """
+    tb, pb, vb = before
+    ta, pa, va = after
+    dv = vb - va
+    dv_sq = np.einsum("bi,bi->b", dv, dv)
+    rhs = pa - pb - va * ta[:, None] + vb * tb[:, None]
+    time_s = np.einsum("bi,bi->b", rhs, dv) / np.maximum(dv_sq, 1e-9)
+    time_s = np.where(dv_sq < 1e-9, ta, np.clip(time_s, tb, np.maximum(ta, tb)))
+    result: FloatArray = pb + vb * (time_s - tb)[:, None]
+    return result
 
 
 def touch_time(
@@ -136,6 +157,48 @@ def departure_cushion(
         latest = found is None or t_contact > found[1]
         if since_s <= t_contact and 0.0 <= at[along] <= extent[along] and inward and latest:
             found = (side, float(t_contact))
+    return found
+
+
+def struck_into_rail(
+    table: TableSpec,
+    rest_xy_mm: FloatArray,
+    striker: tuple[FloatArray, FloatArray],
+    slowing_mm_s2: float,
+) -> tuple[int, float] | None:
+    """The cushion a resting ball beside a rail was driven into by a ball that hit it, or None.
+
+    A struck ball leaves along the line of centres at the striker's speed along that line
+    (equal masses). Lying within one radius of a cushion along that line, it reaches the
+    cushion unless friction stops it first: at ``slowing_mm_s2`` (the strongest, a sliding
+    ball's) it covers at least u² / (2 a). Such a bounce often lasts a frame or two and a few
+    millimetres: too short to show as a kink.
+
+    Args:
+        table: the table.
+        rest_xy_mm: (2,) the struck ball's rest position.
+        striker: ((2,) the striker's centre at the contact, (2,) its velocity before it, mm/s).
+        slowing_mm_s2: the strongest deceleration of the struck ball, mm/s².
+
+    Returns:
+        (side 0..3 as in ``CUSHION_NORMALS``, seconds from the contact to the cushion), or None.
+    """
+    offset = rest_xy_mm - striker[0]
+    distance = float(np.linalg.norm(offset))
+    if distance < 1e-6:
+        return None
+    heading = offset / distance
+    speed = float(striker[1] @ heading)
+    if speed <= 0.0:
+        return None
+    radius, found = table.ball_radius_mm, None
+    gaps = np.maximum(inside_distances_mm(table, rest_xy_mm) - radius, 0.0)
+    for side in range(4):
+        into = -float(heading @ CUSHION_NORMALS[side])
+        travel = float(gaps[side]) / into if into > 1e-6 else math.inf
+        reached = speed**2 >= 2.0 * slowing_mm_s2 * travel
+        if travel <= radius and reached and (found is None or travel < found[1] * speed):
+            found = (side, travel / speed)
     return found
 
 

@@ -97,6 +97,10 @@ class EventConfig:
             (rolling resistance). A slow ball first seen displaced started at most as long
             ago as it takes to roll that far decelerating this gently; lowering it allows
             earlier start estimates for creeping balls.
+        sliding_deceleration_mm_s2: the strongest deceleration of a ball on cloth (a ball
+            sliding without rolling: friction coefficient about 0.2, up to 0.25 on slow
+            cloth). A resting ball struck into a rail beside it reaches the rail when it could
+            cover the gap slowing this hard; raising it infers fewer such cushion contacts.
         lost_found_s: a ball lost from sight is found again only when seen this long without
             a gap (and in at least three frames running); single sightings are often another
             ball given its name. Raising it needs more evidence to find a lost ball again.
@@ -133,6 +137,7 @@ class EventConfig:
     lip_wait_s: float = 5.0
     history_s: float = 0.6
     rolling_deceleration_mm_s2: float = 50.0
+    sliding_deceleration_mm_s2: float = 0.25 * GRAVITY_MM_S2
     lost_found_s: float = 0.05
     off_table_min_speed_mm_s: float = min_off_table_speed_mm_s()
     lost_pocket_confidence: float = 0.7

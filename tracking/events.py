@@ -104,6 +104,7 @@ class EventDetector(KinkExplainer):
         events += self._motion(trackset)
         events += self._resolve_starts()
         events += self._analyse_kinks()
+        events += self._struck_into_rails(events) + self._bounces_across_gaps()
         events += self._watch_losses(trackset)
         events += self._shot_end(trackset, events)
         events += self._resolve_losses(events)
@@ -136,6 +137,11 @@ class EventDetector(KinkExplainer):
         noise = np.sqrt(np.maximum(self._noise_var, self.config.position_noise_mm**2))
         result: FloatArray = np.maximum(self.config.start_distance_mm, 4.5 * noise)
         return result
+
+    @property
+    def _rail_touch_mm(self) -> float:
+        """How far from a cushion line (beyond one radius) a centre seen touching it may lie."""
+        return max(_TOUCHING_MM, _TOUCHING_SIGMAS * self._noise_mm)
 
     def _kink_noise_mm_s(self, frames: int) -> float:
         """Standard deviation of a velocity change between two ``frames``-long line fits."""
@@ -224,7 +230,7 @@ class EventDetector(KinkExplainer):
         gaps = contacts.inside_distances_mm(self.table, xy_mm) - self.table.ball_radius_mm
         side = int(np.argmin(gaps))
         toward = -float(self._approach_velocity[ball] @ contacts.CUSHION_NORMALS[side])
-        touching = max(_TOUCHING_MM, _TOUCHING_SIGMAS * self._noise_mm)
+        touching = self._rail_touch_mm
         time_s, nearest, came = self._rail_approach(ball, side)
         # It came toward the cushion: heading in at the last fit, or nearer it by more than
         # the slack since earlier in the history (a soft touch rebounds it a little).

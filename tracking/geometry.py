@@ -197,3 +197,48 @@ def cushion_for_contact(table: TableSpec, xy_mm: tuple[float, float]) -> Cushion
     """The cushion a ball touching the rail at ``xy_mm`` touched; pocket jaws count as the
     adjacent cushion (the one on the same rail and the same half of the table)."""
     return table.nearest_cushion(float(xy_mm[0]), float(xy_mm[1]))
+
+
+CUSHION_NORMALS = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+"""(4, 2) inward normals of the cushion lines x = 0, x = L, y = 0, y = W."""
+
+Line = tuple[NDArray[np.float64], NDArray[np.float64]]
+"""A straight path: (centre (2,) at a known time, mm; velocity (2,), mm/s)."""
+
+
+def bounce_across_gap(
+    table: TableSpec, paths: tuple[Line, Line], span_s: float, limits: tuple[float, float]
+) -> tuple[int, NDArray[np.float64]] | None:
+    """The cushion a ball unseen for ``span_s`` bounced off, judged from its paths either side.
+
+    ``paths`` are the path as last seen before the gap (centre at the gap's start) and as
+    first seen after it (centre at the gap's end). The ball bounced when it went in toward a
+    cushion line and came out from it (normal speeds beyond ``limits[0]``, mm/s, the noise
+    of a fitted velocity), the path before reaches the ball's touching line within the gap
+    (at its speed when lost, or slowing evenly to rest: twice the gap), and the path after,
+    traced back, left that line within ``limits[1]`` (mm) of where the path before met it.
+    Only the direction of the path after counts when tracing it back: a ball slows after a
+    bounce, so its speed would date the bounce too early.
+
+    Returns:
+        (side 0..3 as in ``CUSHION_NORMALS``, (2,) where the path before met the line), or None.
+    """
+    (start, v_in), (end, v_out) = paths
+    radius = table.ball_radius_mm
+    size = np.array([table.length_mm, table.width_mm])
+    for side in range(4):
+        normal = CUSHION_NORMALS[side]
+        into, out = -float(v_in @ normal), float(v_out @ normal)
+        if into <= limits[0] or out <= limits[0]:
+            continue
+        axis = side // 2
+        line = radius if side % 2 == 0 else size[axis] - radius
+        reach = abs(line - float(start[axis])) / into
+        gap_out = abs(float(end[axis]) - line) / out
+        if reach > 2.0 * span_s:
+            continue  # even slowing to nothing by the time it reappeared, it fell short
+        met = start + v_in * reach
+        left = end - v_out * gap_out
+        if float(np.linalg.norm(met - left)) <= limits[1]:
+            return side, met
+    return None

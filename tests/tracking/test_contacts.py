@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.tracking.builders import TABLE
-from tracking.contacts import FloatArray, departure_cushion
+from tracking.contacts import FloatArray, departure_cushion, path_corners, struck_into_rail
 
 RADIUS = TABLE.ball_radius_mm
 W = TABLE.width_mm
@@ -65,3 +65,41 @@ def test_a_ball_leaving_straight_from_its_rest_spot_met_no_cushion(
     v = speed * np.array([np.cos(angle), np.sin(angle)])
     after = (1.0 + later, rest + v * later, v)
     assert departure_cushion(TABLE, rest, after, 1.0, RADIUS) is None
+
+
+SLIDING = 0.25 * 9810.0
+
+
+@pytest.mark.parametrize(
+    ("rest", "striker_xy", "velocity", "want"),
+    [
+        ((1741.4, 35.0), (1742.5, 92.1), (-48.0, -600.0), (2, 6.4 / 600.0)),  # f1 shot 2
+        ((1500.0, RADIUS + 20.0), (1500.0, RADIUS + 77.2), (0.0, -150.0), None),  # too slow
+        ((1500.0, RADIUS + 40.0), (1500.0, RADIUS + 97.2), (0.0, -3000.0), None),  # far
+        ((1500.0, RADIUS + 3.0), (1442.9, RADIUS + 3.0), (900.0, 0.0), None),  # along it
+        ((1500.0, RADIUS + 3.0), (1500.0, RADIUS + 60.2), (0.0, 500.0), None),  # away
+    ],
+    ids=["f1-shot2", "too-slow", "too-far", "along", "receding"],
+)
+def test_struck_into_rail(
+    rest: tuple[float, float],
+    striker_xy: tuple[float, float],
+    velocity: tuple[float, float],
+    want: tuple[int, float] | None,
+) -> None:
+    striker = (np.array(striker_xy), np.array(velocity))
+    found = struck_into_rail(TABLE, np.array(rest), striker, SLIDING)
+    if want is None:
+        assert found is None
+    else:
+        assert found is not None and found[0] == want[0]
+        assert found[1] == pytest.approx(want[1], rel=0.05)
+
+
+def test_path_corners_meet_where_the_two_lines_cross() -> None:
+    """A ball at (1000, 40) at t = 1 s that came in at (100, -300) and left at (100, 240)."""
+    before = (np.array([0.95]), np.array([[995.0, 55.0]]), np.array([[100.0, -300.0]]))
+    after = (np.array([1.05]), np.array([[1005.0, 52.0]]), np.array([[100.0, 240.0]]))
+    corner = path_corners(before, after)
+    assert corner.shape == (1, 2)
+    np.testing.assert_allclose(corner[0], [1000.0, 40.0], atol=1e-6)
