@@ -69,11 +69,13 @@ class DetectorConfig:
             0.613. Review, real detector, 9 sample clips at 735477b: calls 19/26 off ->
             22/26 on (broadcast_pushout 0/4 -> 3/4, every other clip the same; pushout
             ball-frame precision 85.9 -> 94.5 %), identity switches 74 -> 85 (scratch 2 -> 10,
-            pushout 8 -> 16, nudge 6 -> 0, lip_stay 26 -> 21); fresh s2_corner 0/3 -> 1/3
-            (switches 20 -> 54), f2_broadcast 0/4 either way. Before the hand and corner rules
-            it cost calls (20/26 against 21/26: a breaker's hand taken for a ball in
-            broadcast_nudge, corner_lip_stay identity 99.3 -> 88.8 %). Off by default until
-            the switches are understood (mostly one- or two-frame flips in the break:
+            pushout 8 -> 16, nudge 6 -> 0, lip_stay 26 -> 21); fresh clips at 735477b: s1, f1,
+            s3, f3 the same calls (6/13), switches 33 -> 46 (f1 identity 95.6 -> 98.7 %,
+            s3 99.1 -> 99.9 %, s1 ball-frame recall 95.9 -> 98.4 %); s2_corner 0/3 -> 1/3
+            (switches 20 -> 54), f2_broadcast 0/4 either way (at dcf2fcb). Before the hand
+            and corner rules it cost calls (20/26 against 21/26: a breaker's hand taken for a
+            ball in broadcast_nudge, corner_lip_stay identity 99.3 -> 88.8 %). Off by default
+            until the switches are understood (mostly one- or two-frame flips in the break:
             broadcast_scratch's identity accuracy is 99.8 % off, 99.9 % on) and the stored
             baselines are refreshed with it on; turn it on with `[detector]
             separate_crowds = true` in a review config.
