@@ -42,7 +42,10 @@ def register(subparsers: Any) -> None:
         "across the frame, bottom when it runs up it; a visible rack marks the foot)",
     )
     parser.add_argument(
-        "--table", default="9ft", help="9ft, 8ft, 7ft or LxW in mm, e.g. 2540x1270 (default 9ft)"
+        "--table",
+        default="auto",
+        help="auto (measured from the balls at rest; default), 9ft, 8ft, 7ft or LxW in mm, "
+        "e.g. 2540x1270",
     )
     parser.add_argument(
         "--frames", type=int, default=60, help="video frames to combine (default 60)"
@@ -131,16 +134,9 @@ def _numbers(text: str, flag: str) -> list[float]:
 
 
 def _table(text: str) -> Any:
-    from calibration.table import TableSpec
+    from calibration.scale import table_choice
 
-    if "x" in text.lower():
-        parts = text.lower().split("x")
-        try:
-            length, width = (float(part) for part in parts)
-        except ValueError:
-            raise ValueError(f"--table LxW must be two numbers in mm, got {text!r}") from None
-        return TableSpec(length_mm=max(length, width), width_mm=min(length, width))
-    return TableSpec.from_name(text)
+    return table_choice(text)
 
 
 def _read_frames(source: Path, count: int) -> list[Any]:
@@ -172,20 +168,16 @@ def _read_frames(source: Path, count: int) -> list[Any]:
 
 
 def _calibrate(frames: list[Any], request: dict[str, Any]) -> tuple[Any, list[str]]:
-    from calibration.find import FindOptions, find_table
-    from calibration.fit import fit_camera_report
-    from calibration.io import Calibration
+    from calibration.find import FindOptions
+    from calibration.scale import find_sized_table, fit_sized_corners
 
     table = request["table"]
     if request["corners"] is not None:
-        height, width = frames[0].shape[:2]
-        fit = fit_camera_report(request["corners"], table, (width, height), request["prior"])
-        extra = fit.as_json()
-        return Calibration(table, fit.camera, request["corners"], extra), []
+        return fit_sized_corners(frames, request["corners"], table, request["prior"])
     options = FindOptions(
         head=request["head"], prior=request["prior"], nose_height_mm=request["nose_height_mm"]
     )
-    finding = find_table(frames, table, options)
+    finding = find_sized_table(frames, table, options)
     notes = [f"confidence {finding.confidence:.2f}", *finding.notes]
     return finding.calibration, notes
 

@@ -52,7 +52,10 @@ def register(subparsers: Any) -> None:
         "--every", type=int, default=1, metavar="K", help="annotate every K-th frame (default 1)"
     )
     parser.add_argument(
-        "--table", default="9ft", help="table size when finding the table: 9ft, 8ft, 7ft"
+        "--table",
+        default="auto",
+        help="table size when finding the table: auto (measured from the balls; default), "
+        "9ft, 8ft, 7ft or LxW in mm",
     )
     parser.add_argument(
         "--palette",
@@ -97,12 +100,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _find_calibration(image: Any, table_name: str) -> Any:
-    from calibration.find import TableNotFoundError, find_table
+    from calibration.find import TableNotFoundError
     from calibration.io import CalibrationError
-    from calibration.table import TableSpec
+    from calibration.scale import find_sized_table, table_choice
 
     try:
-        finding = find_table([image], TableSpec.from_name(table_name))
+        finding = find_sized_table([image], table_choice(table_name))
     except (TableNotFoundError, ValueError) as error:
         raise CalibrationError(f"no table found ({error}); give --calibration FILE") from None
     for note in finding.notes:

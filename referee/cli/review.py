@@ -30,7 +30,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--calibration", help="calibration file (default: find the table)")
     parser.add_argument("--declarations", help="declarations file (JSONL: calls, push-outs, ...)")
     parser.add_argument(
-        "--table", default="9ft", help="table size when finding the table: 9ft, 8ft or 7ft"
+        "--table",
+        default="auto",
+        help="table size when finding the table: auto (measured from the balls; default), "
+        "9ft, 8ft, 7ft or LxW in mm",
     )
     parser.add_argument("--config", help="pipeline settings, TOML (see docs/review.md)")
     parser.add_argument("--annotate", action="store_true", help="also write annotated.mp4")
@@ -73,7 +76,7 @@ def _with_detector(config: Any, choice: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from calibration.io import CalibrationError
-    from calibration.table import TableSpec
+    from calibration.scale import table_choice
     from referee.declarations import DeclarationsError
     from referee.pipeline import PipelineConfig
     from referee.pipeline_config import load_pipeline_config
@@ -82,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.sources import SourceError
 
     try:
-        table = TableSpec.from_name(args.table)
+        table = table_choice(args.table)
         config = load_pipeline_config(args.config) if args.config else PipelineConfig()
         config = _with_detector(config, getattr(args, "detector", "classical"))
     except ValueError as error:

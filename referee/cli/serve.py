@@ -33,7 +33,10 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--calibration", type=Path, help="calibration file (design.md §4)")
     parser.add_argument(
-        "--table", default="9ft", help="table size when finding the table: 9ft, 8ft or 7ft"
+        "--table",
+        default="auto",
+        help="table size when finding the table: auto (measured from the balls; default), "
+        "9ft, 8ft, 7ft or LxW in mm",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8000, help="port (0: any free port)")
@@ -100,10 +103,10 @@ def run(args: argparse.Namespace) -> int:
 def _check_inputs(args: argparse.Namespace) -> str:
     """What is wrong with the inputs, before the server starts ("" when nothing)."""
     from calibration.io import CalibrationError, load_calibration
-    from calibration.table import TableSpec
+    from calibration.scale import table_choice
 
     try:
-        TableSpec.from_name(args.table)
+        table_choice(args.table)
     except ValueError as error:
         return f"--table: {error}"
     if args.calibration is not None:

@@ -55,10 +55,9 @@ def pipeline_factory(settings: LiveSettings) -> PipelineFactory:
 
             calibration = load_calibration(settings.calibration)
         else:
-            from calibration.find import find_table
-            from calibration.table import TableSpec
+            from calibration.scale import find_sized_table, table_choice
 
-            finding = find_table([frame.image], TableSpec.from_name(settings.table))
+            finding = find_sized_table([frame.image], table_choice(settings.table))
             calibration = finding.calibration
         return Pipeline(calibration)
 

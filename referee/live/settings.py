@@ -20,7 +20,11 @@ class LiveSettings(BaseSettings):
         default="0", description="camera index, video file, image folder or stream URL"
     )
     calibration: Path | None = Field(default=None, description="calibration file (design.md §4)")
-    table: str = Field(default="9ft", description="table size when finding the table: 9ft/8ft/7ft")
+    table: str = Field(
+        default="auto",
+        description="table size when finding the table: auto (measured from the balls), "
+        "9ft/8ft/7ft or LxW in mm",
+    )
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
     token: str = Field(default="", description="operator token; generated at startup when empty")

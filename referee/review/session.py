@@ -39,7 +39,8 @@ class ReviewOptions:
         max_frames: stop after this many frames (None: the whole video).
         progress: show a progress bar on stderr.
         config: the pipeline's options.
-        table: the table's size, used when the table is found automatically.
+        table: the table's size, used when the table is found automatically; None measures
+            it from the balls (`calibration.scale`).
     """
 
     out_dir: Path
@@ -47,7 +48,7 @@ class ReviewOptions:
     max_frames: int | None = None
     progress: bool = True
     config: PipelineConfig = field(default_factory=PipelineConfig)
-    table: TableSpec = field(default_factory=TableSpec)
+    table: TableSpec | None = None
 
 
 @dataclass

@@ -37,8 +37,11 @@ def _sample_frames(video: str | Path, count: int) -> list[Frame]:
         source.close()
 
 
-def find_calibration(video: str | Path, table: TableSpec) -> tuple[Calibration, dict[str, Any]]:
-    """Find the table in the first seconds of the video (calibration/find.py).
+def find_calibration(
+    video: str | Path, table: TableSpec | None
+) -> tuple[Calibration, dict[str, Any]]:
+    """Find the table in the first seconds of the video (calibration/find.py); a `table` of
+    None is measured from the balls (calibration/scale.py).
 
     Returns:
         The calibration, and what the finder said (confidence, notes) for the summary.
@@ -46,13 +49,14 @@ def find_calibration(video: str | Path, table: TableSpec) -> tuple[Calibration, 
     Raises:
         ReviewInputError: no pool table was found.
     """
-    from calibration.find import TableNotFoundError, find_table
+    from calibration.find import TableNotFoundError
+    from calibration.scale import find_sized_table
 
     frames = _sample_frames(video, FIND_SAMPLE_FRAMES)
     if not frames:
         raise ReviewInputError(f"no frame could be read from {video}")
     try:
-        finding = find_table([f.image for f in frames], table)
+        finding = find_sized_table([f.image for f in frames], table)
     except (TableNotFoundError, CalibrationError) as error:
         raise ReviewInputError(
             f"no pool table found in {video}: {error}. If the table is there, calibrate it by "
