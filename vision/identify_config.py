@@ -46,27 +46,32 @@ class IdentifierConfig:
             broadcast_nudge lost all 3 calls and fresh s2_corner's switches rose 20 -> 36.
         palette_evidence: summed log-likelihood (nats, from sharp balls only) at which an
             automatic palette choice is made for the rest of the clip; a choice is undone
-            only by as much evidence against it (hysteresis). Infinite (the default): every
-            frame chooses on its own sharp balls. A finite value locked a corner camera's
-            standard set to the TV palette: its far balls, small and mixed with the cloth,
-            look brown and pink (fresh clip s2_corner, switches 20 -> 54). Each ball's say
-            is now its cost in the frame's best one-per-class labelling under each set
-            (`vision.adapt.frame_leaning`), which names s2_corner's set right; at 40 its
-            break still went worse live (identity 95.0 -> 92.6 %, switches 20 -> 38).
+            only by as much evidence against it (hysteresis). Each ball's say is its cost
+            in the frame's best one-per-class labelling under each set, capped
+            (`vision.adapt.frame_leaning`); infinite: every frame chooses on its own balls.
+            A set is the clip's, and its still frames tell it best: decided early (the rack
+            before the break), blurred break frames cannot flip it. At 40 with the
+            "likelihood" comparison, against infinite with "posterior" (live, real
+            detector): fresh f1_corner (TV set) identity 95.6 -> 98.9 %, switches 20 -> 6,
+            calls 1/4 -> 4/4; corner_lip_stay 99.3 -> 99.1 %, 14 -> 15, 2/3 both;
+            broadcast_scratch_red_tv 99.8 -> 99.7 %, 4 -> 12, 3/3 both; top_lip_late_tv_grey
+            100 %, 4 -> 5, 3/3 both; but fresh s2_corner's break went worse (95.0 -> 91.9 %,
+            switches 20 -> 44, calls 0/3 both: the 8 read greenish and a cloth patch named
+            6 at the break). With the old per-ball leaning a finite value locked
+            s2_corner's standard set to the TV palette (switches 20 -> 54).
         palette_frame_cap: most evidence one frame adds (one odd frame never decides).
         palette_comparison: how a frame's palettes are compared before the clip decides:
-            "posterior" (the default), the likelihood of the best one-per-class labelling
-            under each palette's per-ball probabilities, or "likelihood", its unnormalised
-            class scores with each ball's cost capped at `palette_outlier_nats`
-            (`vision.assignment.frame_fit_cost`). Posteriors favour the TV set (fewer rivals
-            per ball: fresh s2_corner's standard set was named with the TV set on most
-            frames, its far, dim 5 reading brown); "likelihood" tells the sets apart on
-            almost every frame and names more balls right at detection level (real
-            detector, truth-matched balls: fresh clips 0.924 -> 0.936, s2_corner 0.830 ->
-            0.905; sample clips 0.985 -> 0.987; rendered scenes 0.953 -> 0.961), but in the
-            live loop s2_corner's break went worse (identity 95.0 -> 92.8 %, switches 20 ->
-            26; weighing both sets' probabilities by that likelihood: 93.7 %, 85), so it is
-            off until the tracker's break is steadier.
+            "likelihood" (the default), the unnormalised class scores of the best
+            one-per-class labelling under each palette, each ball's cost capped at
+            `palette_outlier_nats` (`vision.assignment.frame_fit_cost`), or "posterior",
+            the same on each palette's per-ball probabilities. Posteriors favour the TV set
+            (fewer rivals per ball: fresh s2_corner's standard set was named with the TV
+            set on most frames, its far, dim 5 reading brown); likelihoods tell the sets
+            apart on almost every frame: at detection level (real detector, truth-matched
+            balls, `tests/benchmarks/eval_identify.py`) fresh clips 0.924 -> 0.936,
+            s2_corner 0.830 -> 0.905, sample clips 0.985 -> 0.987, rendered scenes
+            0.953 -> 0.962. Alone (no clip vote) it made s2_corner's break worse live
+            (95.0 -> 92.8 %, switches 20 -> 26).
         palette_outlier_nats: what leaving a ball out costs in the "likelihood" comparison
             and in the clip's vote (`vision.adapt.frame_leaning`): a detection that fits no
             class of either set (a motion streak, a patch of cloth taken for a ball) counts
@@ -87,9 +92,9 @@ class IdentifierConfig:
     smeared_area_ratio: float = math.inf
     rim_mix_px: float = 0.0
     smeared_weight: float = 0.5
-    palette_evidence: float = math.inf
+    palette_evidence: float = 40.0
     palette_frame_cap: float = 4.0
-    palette_comparison: str = "posterior"
+    palette_comparison: str = "likelihood"
     palette_outlier_nats: float = 4.0
 
     def __post_init__(self) -> None:
