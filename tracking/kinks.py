@@ -10,17 +10,16 @@ radius of its line, change along its normal) or a jaw tip. `KinkExplainer` is a 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
-from tracking import contacts, geometry, jaws
+from tracking import contacts, jaws
 from tracking.history import FloatArray, fit_lines
+from tracking.rail_contacts import APPROACH_SIGMAS, RailContacts
 from tracking.starts import Path
 from tracking.types import Event, EventKind
-from tracking.vanish import VanishWatcher
 
 _RAIL_SIGMAS = 3.0
 """A path that turns back off a cushion right at it (`KinkExplainer._turned_off_rail`) met
@@ -29,18 +28,6 @@ place and the reversal already rule out most of what else could change a velocit
 of a spinning ball does not reverse it at a rail), so the floor and the share of the speed
 that guard kinks elsewhere are not needed; 3 sigmas keep a ball rolling along a rail with
 nothing but noise from bouncing (one-sided 0.13 % per independent fit)."""
-
-
-_STRUCK_CONFIDENCE = 0.8
-"""How sure a cushion contact inferred for a resting ball struck into a rail beside it is
-(`contacts.struck_into_rail`), or for one that bounced while unseen
-(`geometry.bounce_across_gap`): the bounce itself was not seen."""
-
-_APPROACH_SIGMAS = 2.0
-"""...and when it came in at least this many standard deviations of a fitted velocity's
-noise faster along the cushion's normal: a ball rolling along a rail, whose noisy normal
-velocity turns from in to out by chance, is not taken for one bouncing (2 sigmas cut those
-chance reversals 40-fold; f1_corner shot 4's ball came in at 3.3)."""
 
 
 @dataclass(slots=True)
@@ -53,7 +40,7 @@ class Kink:
     after: tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]]
 
 
-class KinkExplainer(VanishWatcher):
+class KinkExplainer(RailContacts):
     """Kinks for `EventDetector` (which defines the state used here)."""
 
     _kinks: list[Kink]
@@ -89,7 +76,7 @@ class KinkExplainer(VanishWatcher):
         # Near a rail the geometry itself vouches for a bounce: accept softer ones there, and
         # where the path turns back off the rail right at it, any change noise cannot make.
         threshold = np.where(self._near_rail(before[1]), 0.5 * threshold, threshold)
-        bounced = self._turned_off_rail(before, after, _APPROACH_SIGMAS * noise_std / np.sqrt(2.0))
+        bounced = self._turned_off_rail(before, after, APPROACH_SIGMAS * noise_std / np.sqrt(2.0))
         threshold = np.where(bounced, np.minimum(threshold, _RAIL_SIGMAS * noise_std), threshold)
         usable = (before[3] >= k - 1) & (after[3] >= k - 1) & self._alive
         self._approach_velocity = np.where(usable[:, None], before[2], self._approach_velocity)
@@ -127,10 +114,6 @@ class KinkExplainer(VanishWatcher):
         away = np.einsum("bi,bi->b", after[2], normal) > 0.0
         result: NDArray[np.bool_] = toward & away & (gaps[rows, side] <= self._rail_touch_mm)
         return result
-
-    @property
-    def _rail_touch_mm(self) -> float:
-        raise NotImplementedError
 
     def _left_rest_into_cushion(self, ball: int, kink: Kink) -> Event | None:
         """A cushion met straight after a start from rest, before the ball was seen moving
@@ -244,157 +227,3 @@ class KinkExplainer(VanishWatcher):
         xy = before[1] + before[2] * (t_contact - before[0])
         cushion = self.table.nearest_cushion(float(xy[0]), float(xy[1]))
         return self._cushion_event(ball, str(cushion), t_contact)
-
-    def _bounces_across_gaps(self) -> list[Event]:
-        """Cushions met while a moving ball was unseen (`geometry.bounce_across_gap`), judged
-        once it has been seen for two fit windows again (paths fitted over up to two windows
-        either side of the gap): no kink can be fitted across the gap."""
-        count = self._history.count
-        times, _, xy = self._history.window(count - self._history.capacity, count)
-        window = 2.0 * self.config.fit_window_s  # a slow ball's direction needs the length
-        recent = times >= times[-1] - self.config.history_s
-        events = []
-        for ball in np.flatnonzero(self._moving & self._alive):
-            seen = np.flatnonzero(np.isfinite(xy[:, ball, 0]) & recent)
-            if len(seen) < 6 or seen[-1] != len(times) - 1:
-                continue
-            # Gaps (a one-frame gap leaves the kink fits enough sightings) whose path after
-            # has become a full window long with this sighting.
-            steps = np.diff(times[seen])
-            due = (times[seen[-2]] - times[seen[1:]] < window) & (
-                window <= times[-1] - times[seen[1:]]
-            )
-            for gap in np.flatnonzero((steps >= 2.5 * self._dt) & due):
-                event = self._bounce_across(int(ball), (times, xy), self._gap_sides(seen, gap))
-                events += [event] if event is not None else []
-        return events
-
-    def _gap_sides(
-        self, seen: NDArray[np.int64], gap: int
-    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """The sightings fitted either side of the gap after ``seen[gap]``: up to two fit
-        windows (and two windows' frames) before it, one window's span after it."""
-        count = self._history.count
-        times = self._history.window(count - self._history.capacity, count)[0]
-        window = 2.0 * self.config.fit_window_s
-        before = seen[: gap + 1][-2 * self._fit_frames :]
-        before = before[times[before] >= times[seen[gap]] - window]
-        found_s = times[seen[gap + 1]]
-        after = seen[(times[seen] >= found_s) & (times[seen] <= found_s + window)]
-        return before, after
-
-    def _bounce_across(
-        self,
-        ball: int,
-        window: tuple[FloatArray, FloatArray],
-        sides: tuple[NDArray[np.int64], NDArray[np.int64]],
-    ) -> Event | None:
-        times, xy = window
-        before, after = sides
-        if min(len(before), len(after)) < 3:
-            return None
-        t_b, p_b, v_b, _ = fit_lines(times[before], xy[before][:, [ball]])
-        t_a, p_a, v_a, _ = fit_lines(times[after], xy[after][:, [ball]])
-        lost_s, found_s = float(times[before[-1]]), float(times[after[0]])
-        start = p_b[0] + v_b[0] * (lost_s - t_b[0])
-        end = p_a[0] + v_a[0] * (found_s - t_a[0])
-        slope_std = max(self._slope_std_mm_s(times[before]), self._slope_std_mm_s(times[after]))
-        limits = (_APPROACH_SIGMAS * slope_std, self.table.ball_diameter_mm)
-        found = geometry.bounce_across_gap(
-            self.table, ((start, v_b[0]), (end, v_a[0])), found_s - lost_s, limits
-        )
-        if found is None or self._ball_beside(ball, xy[before[0] :], (start, found[1], end)):
-            return None
-        met = found[1]
-        speed_in = float(np.linalg.norm(v_b[0]))
-        t_contact = lost_s + float(np.linalg.norm(met - start)) / max(speed_in, 1e-6)
-        cushion = str(self.table.nearest_cushion(float(met[0]), float(met[1])))
-        return self._cushion_event(ball, cushion, t_contact, _STRUCK_CONFIDENCE)
-
-    def _slope_std_mm_s(self, times: FloatArray) -> float:
-        """Standard deviation of a velocity fitted to sightings at ``times``, mm/s."""
-        spread = float(np.sum((times - times.mean()) ** 2))
-        return self._noise_mm / math.sqrt(max(spread, 1e-12))
-
-    def _ball_beside(
-        self, ball: int, xy: FloatArray, route: tuple[FloatArray, FloatArray, FloatArray]
-    ) -> bool:
-        """Whether another ball was seen within a diameter (plus the contact tolerance) of the
-        route ``ball`` took while unseen: a contact, not a cushion, may have turned it."""
-        others = np.delete(xy, ball, axis=1).reshape(-1, 2)
-        others = others[np.isfinite(others[:, 0])]
-        if not len(others):
-            return False
-        starts = np.stack([route[0], route[1]])
-        ends = np.stack([route[1], route[2]])
-        distance = geometry.segment_point_distance_mm(starts, ends, others)
-        reach = self.table.ball_diameter_mm + self.config.ball_contact_tolerance_mm
-        return bool((distance <= reach).any())
-
-    def _struck_into_rails(self, events: list[Event]) -> list[Event]:
-        """Cushions met by resting balls beside a rail that this frame's contacts drove into
-        it (`contacts.struck_into_rail`), at once and too briefly to show as a kink."""
-        found = []
-        for event in events:
-            if event.kind != EventKind.BALL_BALL or len(event.balls) != 2:
-                continue
-            striker, struck = event.balls
-            rest = self._rest_at_contact(struck, event.time_s)
-            path = self._path_before(striker, event.time_s)
-            if rest is None or path is None:
-                continue
-            hit = contacts.struck_into_rail(
-                self.table, rest, path, self.config.sliding_deceleration_mm_s2
-            )
-            if hit is None:
-                continue
-            side, delay = hit
-            at = rest.copy()  # where the line of that cushion passes the ball
-            at[side // 2] = (0.0, self.table.length_mm, 0.0, self.table.width_mm)[side]
-            cushion = str(self.table.nearest_cushion(float(at[0]), float(at[1])))
-            t_contact = event.time_s + delay
-            bounce = self._cushion_event(struck, cushion, t_contact, _STRUCK_CONFIDENCE)
-            found += [bounce] if bounce is not None else []
-        return found
-
-    def _rest_at_contact(self, ball: int, time_s: float) -> FloatArray | None:
-        """Where ``ball`` rested before a contact at ``time_s``: its rest spot, or the one it
-        left from when it started within two fit windows of it; None when it was moving."""
-        if not self._moving[ball] and np.isfinite(self._anchor[ball, 0]):
-            return np.asarray(self._anchor[ball], dtype=np.float64)
-        started = self._start_count.get(ball)
-        if started is None:
-            return None
-        times = self._history.window(started, started + 1)[0]
-        if not len(times) or abs(float(times[0]) - time_s) > 2.0 * self.config.fit_window_s:
-            return None
-        return np.asarray(self._anchor_before[ball], dtype=np.float64)
-
-    def _path_before(self, ball: int, time_s: float) -> tuple[FloatArray, FloatArray] | None:
-        """(position (2,) at ``time_s``, velocity (2,)) of ``ball`` fitted over the fit window
-        up to ``time_s``; None with fewer than two sightings there."""
-        count = self._history.count
-        times, _, xy = self._history.window(count - self._history.capacity, count)
-        inside = (times <= time_s) & (times >= time_s - self.config.fit_window_s - 0.5 * self._dt)
-        t_ref, p, v, n = fit_lines(times[inside], xy[inside][:, [ball]])
-        if n[0] < 2:
-            return None
-        return p[0] + v[0] * (time_s - t_ref[0]), v[0]
-
-    def _cushion_event(
-        self, ball: int, cushion: str, t_contact: float, confidence: float = 1.0
-    ) -> Event | None:
-        """A cushion contact, unless the same ball touched the same cushion just before."""
-        merge_s = max(3.0 * self._dt, 2.0 * self.config.fit_window_s)
-        if abs(t_contact - self._last_cushion.get((ball, cushion), -np.inf)) <= merge_s:
-            return None
-        self._last_cushion[(ball, cushion)] = t_contact
-        frame = self._frame_of(t_contact)
-        return Event(
-            frame,
-            t_contact,
-            EventKind.BALL_CUSHION,
-            (ball,),
-            cushion=cushion,
-            confidence=confidence,
-        )
