@@ -117,3 +117,17 @@ def test_a_hand_on_the_rail_when_the_cloth_is_learned_leaves_no_ghosts(preset: s
     gaps = np.linalg.norm(found.xy_px[:, None, :] - later.uv_px[None, :, :], axis=2)
     assert np.all(gaps.min(axis=1) < 0.5 * found.radius_px), found.xy_px
     assert len(found) == len(xy)
+
+
+@pytest.mark.parametrize(
+    ("point", "expected"),
+    [((22.3, 64.6), True), ((0.6 * R, 0.6 * R), False), ((TABLE.length_mm / 2, 0.2 * R), False)],
+    ids=["at-the-jaw-line", "hole", "side-cushion"],
+)
+def test_by_default_a_centre_may_reach_a_corner_jaw_line(
+    point: tuple[float, float], expected: bool
+) -> None:
+    camera = preset_camera("top", TABLE, (1280, 720))
+    view = TableView.from_calibration(calibration_for(camera))
+    u, v = np.round(camera.project(np.array([point]), R)[0]).astype(int)
+    assert bool(view.centre_valid[v, u]) is expected
