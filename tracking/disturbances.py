@@ -76,11 +76,12 @@ class DisturbanceCheck:
     def _kink_noise_mm_s(self, frames: int) -> float:
         raise NotImplementedError
 
+    _pending_disturbances: list[PendingDisturbance]
+    """Disturbances not yet confirmed (created by the detector's constructor)."""
+
     @property
     def _disturbances(self) -> list[PendingDisturbance]:
-        """Disturbances not yet confirmed (kept on the detector, created on first use)."""
-        pending: list[PendingDisturbance] = vars(self).setdefault("_pending_disturbances", [])
-        return pending
+        return self._pending_disturbances
 
     def _unexplained_start(self, ball: int, t_start: float, speed: float) -> list[Event] | None:
         """A strike, a disturbance (reported once confirmed: `_confirm_disturbances`), or

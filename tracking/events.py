@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from calibration.table import TableSpec
 from tracking import contacts, jaws
+from tracking.disturbances import PendingDisturbance
 from tracking.event_config import EventConfig
 from tracking.geometry import in_pocket_mouth
 from tracking.history import FloatArray, PositionHistory, fit_lines
@@ -83,6 +84,7 @@ class EventDetector(KinkExplainer):
         self._approach_velocity = np.zeros((NUM_CLASSES, 2))
         self._start_count: dict[int, int] = {}
         self._anchor_before = np.zeros((NUM_CLASSES, 2))
+        self._pending_disturbances: list[PendingDisturbance] = []
         self._in_shot = False
         self._quiet_since: float | None = None
         self._quiet_at_start = np.full(NUM_CLASSES, np.nan)
