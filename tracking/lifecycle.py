@@ -127,11 +127,10 @@ def reidentify_need(
     jumpable: NDArray[np.bool_],
 ) -> float:
     """Class probability needed to find a lost ball ``moved_mm`` from where it was last
-    seen (never further than the top ball speed can take it): a ball that can have been
-    struck (``jumpable``, (11,)), or one no further than a hand could have pushed it, needs
-    ``reidentify_min_probability``; a resting ball nothing touched is otherwise still where
-    it was hidden, until it has been unseen for ``rest_reidentify_after_s`` (moved by
-    hand), and then needs a respawn's certainty.
+    seen: a ball that can have been struck (``jumpable``, (11,)), or one no further than a
+    hand could have pushed it, needs ``reidentify_min_probability``; a resting ball nothing
+    touched is otherwise still where it was hidden, until it has been unseen for
+    ``rest_reidentify_after_s`` (moved by hand), and then needs a respawn's certainty.
 
     Args:
         state: the tracks.
@@ -141,8 +140,6 @@ def reidentify_need(
     """
     ball, moved_mm, time_s = lost
     unseen_s = time_s - state.seen_time_s[ball]
-    if moved_mm > config.max_ball_speed_mm_s * unseen_s + config.association.gate_min_mm:
-        return np.inf  # no ball rolls that fast: a look-alike (a blurred cue ball)
     if state.pending[ball] == PENDING_POCKET:
         # Only a rattle out of the jaws, near where it was lost, brings it back.
         speed = float(np.hypot(*state.seen_velocity[ball]))

@@ -22,10 +22,7 @@ class TrackerConfig:
             declares balls at rest sooner.
         max_ball_speed_mm_s: fastest plausible ball (a hard break sends the cue ball at up to
             about 14 m/s). Raising it
-            widens the gate through which a struck ball may jump between frames, and how
-            far from its last sighting a lost ball may be found again (re-identification
-            never takes a detection further than this speed times the time unseen: a blurred
-            cue ball read as another number is not taken for a ball across the table).
+            widens the gate through which a struck ball may jump between frames.
         max_disturbed_speed_mm_s: fastest a resting ball that no moving ball can have
             touched is assumed to move (a hand or a cue pushing it): its gate grows at this
             speed while it is unseen. Raising it lets such balls be found further away, at
