@@ -15,11 +15,10 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.table import TableSpec
 from tracking import contacts, placement
 from tracking.disturbances import DisturbanceCheck
 from tracking.event_config import EventConfig
-from tracking.history import FloatArray, PositionHistory, fit_lines
+from tracking.history import FloatArray, fit_lines
 from tracking.late_touches import LateTouches
 from tracking.strokes import HiddenStroke
 from tracking.types import Event, EventKind
@@ -33,25 +32,13 @@ Path = tuple[float, FloatArray, FloatArray]
 
 
 class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
-    """Start explanation for `EventDetector` (which defines the state declared here)."""
+    """Start explanation for `EventDetector` (which defines the state declared here and in
+    `DisturbanceCheck`)."""
 
-    table: TableSpec
-    config: EventConfig
-    _history: PositionHistory
-    _dt: float
-    _in_shot: bool
-    _quiet_since: float | None
-    _quiet_at_start: FloatArray
-    _alive: NDArray[np.bool_]
-    _moving: NDArray[np.bool_]
-    _anchor: FloatArray
-    _anchor_before: FloatArray
     _anchor_weight: FloatArray
     _seen_xy: FloatArray
-    _rest_since: FloatArray
     _start_floor: FloatArray
     _start_slack_s: float
-    _start_count: dict[int, int]
     _pending_starts: list[tuple[int, int]]
     _recent: list[tuple[frozenset[int], float]]
 

@@ -305,3 +305,31 @@ def position_errors(truth: Truth, run: Run) -> FloatArray:
             if np.isfinite(truth.xy_mm[f, ball, 0]):
                 errors.append(float(np.linalg.norm(xy - truth.xy_mm[f, ball])))
     return np.array(errors)
+
+
+Sighting = tuple[float, float, dict[int, float]]
+"""A detection for `track_sightings`: x mm, y mm and {class: probability} (the rest share
+what is left)."""
+
+
+def class_probabilities(weights: dict[int, float]) -> NDArray[np.float64]:
+    """(NUM_CLASSES,) probabilities: `weights` for the named classes, 0.002 for the others,
+    normalised."""
+    prob = np.full(NUM_CLASSES, 0.002)
+    for ball, p in weights.items():
+        prob[ball] = p
+    result: NDArray[np.float64] = prob / prob.sum()
+    return result
+
+
+def track_sightings(frames: list[list[Sighting]], fps: float = 60.0) -> TrackSet:
+    """The tracker's last TrackSet after one Detections per frame of `frames`."""
+    tracker = BallTracker(TABLE)
+    tracks = TrackSet.empty()
+    for index, balls in enumerate(frames):
+        xy = np.array([[x, y] for x, y, _ in balls], np.float32).reshape(-1, 2)
+        prob = np.array([class_probabilities(w) for _, _, w in balls], np.float32)
+        ones = np.ones(len(balls), np.float32)
+        detections = Detections(xy, xy, ones, ones, prob.reshape(-1, NUM_CLASSES))
+        tracks = tracker.update(detections, index, index / fps)
+    return tracks

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.tracking.builders import TABLE
+from tests.tracking.builders import class_probabilities, track_sightings
 from tracking.identity import (
     SLOT_FREE,
     SLOT_IN_PLAY,
@@ -17,30 +17,10 @@ from tracking.identity import (
     log_probabilities,
     relabels,
 )
-from tracking.tracker import BallTracker
 from tracking.types import TrackSet
-from vision.types import NUM_CLASSES, Detections
+from vision.types import NUM_CLASSES
 
 CONFIG = IdentityConfig()
-
-
-def _prob(weights: dict[int, float]) -> np.ndarray:
-    prob = np.full(NUM_CLASSES, 0.002)
-    for ball, p in weights.items():
-        prob[ball] = p
-    result: np.ndarray = prob / prob.sum()
-    return result
-
-
-def _run(frames: list[list[tuple[float, float, dict[int, float]]]], fps: float = 60.0) -> TrackSet:
-    tracker = BallTracker(TABLE)
-    tracks = TrackSet.empty()
-    for index, balls in enumerate(frames):
-        xy = np.array([[x, y] for x, y, _ in balls], np.float32).reshape(-1, 2)
-        prob = np.array([_prob(w) for _, _, w in balls], np.float32).reshape(-1, NUM_CLASSES)
-        ones = np.ones(len(balls), np.float32)
-        tracks = tracker.update(Detections(xy, xy, ones, ones, prob), index, index / fps)
-    return tracks
 
 
 def _at(tracks: TrackSet, ball: int) -> np.ndarray:
@@ -51,7 +31,7 @@ def _at(tracks: TrackSet, ball: int) -> np.ndarray:
 def test_a_track_started_on_a_misidentified_ball_takes_its_true_number() -> None:
     # The first frames read the ball as the 7 (as a corner camera may); then it is the 3.
     frames = [[(800.0, 400.0, {7: 0.6, 3: 0.4})]] * 3 + [[(800.0, 400.0, {3: 0.9, 7: 0.1})]] * 30
-    tracks = _run(frames)
+    tracks = track_sightings(frames)
     assert tracks.ball.tolist() == [3]
 
 
@@ -59,7 +39,7 @@ def test_a_track_started_on_a_misidentified_ball_takes_its_true_number() -> None
 def test_a_few_misread_frames_never_change_a_number(bad_frames: int) -> None:
     good = [(800.0, 400.0, {3: 0.9, 7: 0.1}), (1500.0, 700.0, {7: 0.9, 3: 0.1})]
     misread = [(800.0, 400.0, {7: 0.95, 3: 0.05}), (1500.0, 700.0, {3: 0.95, 7: 0.05})]
-    tracks = _run([good] * 30 + [misread] * bad_frames + [good] * 5)
+    tracks = track_sightings([good] * 30 + [misread] * bad_frames + [good] * 5)
     assert sorted(tracks.ball.tolist()) == [3, 7]
     assert np.allclose(_at(tracks, 3), (800.0, 400.0), atol=5.0)
     assert np.allclose(_at(tracks, 7), (1500.0, 700.0), atol=5.0)
@@ -68,7 +48,7 @@ def test_a_few_misread_frames_never_change_a_number(bad_frames: int) -> None:
 def _evidence(rows: dict[int, dict[int, float]]) -> np.ndarray:
     evidence = np.full((NUM_CLASSES, NUM_CLASSES), np.log(CONFIG.min_probability))
     for slot, weights in rows.items():
-        evidence[slot] = log_probabilities(_prob(weights)[None, :], CONFIG)[0]
+        evidence[slot] = log_probabilities(class_probabilities(weights)[None, :], CONFIG)[0]
     return evidence
 
 
@@ -94,10 +74,10 @@ def test_relabels_exchange_numbers_only_on_clear_evidence(
 def test_accumulate_starts_from_the_first_detections_then_forgets_slowly() -> None:
     evidence = np.zeros((NUM_CLASSES, NUM_CLASSES))
     count = np.zeros(NUM_CLASSES, np.int64)
-    first = log_probabilities(_prob({4: 0.9})[None, :], CONFIG)
+    first = log_probabilities(class_probabilities({4: 0.9})[None, :], CONFIG)
     accumulate(evidence, count, np.array([4]), first, weight=0.05)
     assert np.allclose(evidence[4], first[0])
-    other = log_probabilities(_prob({6: 0.9})[None, :], CONFIG)
+    other = log_probabilities(class_probabilities({6: 0.9})[None, :], CONFIG)
     accumulate(evidence, count, np.array([4]), other, weight=0.05)
     # The second detection counts half (running mean until the memory is full).
     assert np.allclose(evidence[4], 0.5 * (first[0] + other[0]))

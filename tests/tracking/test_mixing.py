@@ -8,36 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.tracking.builders import TABLE
+from tests.tracking.builders import TABLE, Sighting, track_sightings
 from tracking.mixing import Reaches, confirm, mixable, open_all, open_jumps, open_near
-from tracking.tracker import BallTracker
 from tracking.types import TrackSet
-from vision.types import NUM_CLASSES, Detections
+from vision.types import NUM_CLASSES
 
 FPS = 60.0
 DIAMETER = TABLE.ball_diameter_mm
-
-
-def _prob(weights: dict[int, float]) -> np.ndarray:
-    prob = np.full(NUM_CLASSES, 0.002)
-    for ball, p in weights.items():
-        prob[ball] = p
-    result: np.ndarray = prob / prob.sum()
-    return result
-
-
-Ball = tuple[float, float, dict[int, float]]
-
-
-def _run(frames: list[list[Ball]]) -> TrackSet:
-    tracker = BallTracker(TABLE)
-    tracks = TrackSet.empty()
-    for index, balls in enumerate(frames):
-        xy = np.array([[x, y] for x, y, _ in balls], np.float32).reshape(-1, 2)
-        prob = np.array([_prob(w) for _, _, w in balls], np.float32).reshape(-1, NUM_CLASSES)
-        ones = np.ones(len(balls), np.float32)
-        tracks = tracker.update(Detections(xy, xy, ones, ones, prob), index, index / FPS)
-    return tracks
 
 
 def _ball_at(tracks: TrackSet, xy: tuple[float, float]) -> int:
@@ -53,7 +30,7 @@ def test_far_resting_balls_seen_all_along_never_exchange_numbers(misread_s: floa
     cue_xy, ten_xy = (240.0, 440.0), (2160.0, 760.0)
     good = [(*cue_xy, {0: 0.97, 10: 0.03}), (*ten_xy, {10: 0.8, 0: 0.2})]
     misread = [(*cue_xy, {10: 0.6, 0: 0.4}), (*ten_xy, {0: 0.7, 10: 0.05})]
-    tracks = _run([good] * 90 + [misread] * int(misread_s * FPS))
+    tracks = track_sightings([good] * 90 + [misread] * int(misread_s * FPS))
     assert _ball_at(tracks, cue_xy) == 0
     assert _ball_at(tracks, ten_xy) == 10
 
@@ -61,7 +38,7 @@ def test_far_resting_balls_seen_all_along_never_exchange_numbers(misread_s: floa
 def test_balls_that_met_exchange_numbers_on_clear_evidence() -> None:
     """Two balls roll past each other and the tracks swap at the crossing (both read as
     the other while blurred); once at rest, clear readings swap the numbers back."""
-    frames: list[list[Ball]] = []
+    frames: list[list[Sighting]] = []
     for k in range(40):  # 3 and 7 approach on one line, 8 mm a frame each
         x3, x7 = 800.0 + 8.0 * k, 1440.0 - 8.0 * k
         frames.append([(x3, 400.0, {3: 0.9, 7: 0.1}), (x7, 400.0, {7: 0.9, 3: 0.1})])
@@ -70,7 +47,7 @@ def test_balls_that_met_exchange_numbers_on_clear_evidence() -> None:
     for _ in range(10):
         frames.append([(1100.0, 400.0, {3: 0.5, 7: 0.5}), (1160.0, 400.0, {7: 0.5, 3: 0.5})])
     frames += [[(1100.0, 400.0, {7: 0.95, 3: 0.05}), (1160.0, 400.0, {3: 0.95, 7: 0.05})]] * 60
-    tracks = _run(frames)
+    tracks = track_sightings(frames)
     assert _ball_at(tracks, (1100.0, 400.0)) == 7
     assert _ball_at(tracks, (1160.0, 400.0)) == 3
 
