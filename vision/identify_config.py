@@ -58,14 +58,18 @@ class IdentifierConfig:
             100 %, 4 -> 5, 3/3 both; but fresh s2_corner's break went worse (95.0 -> 91.9 %,
             switches 20 -> 44, calls 0/3 both: the 8 read greenish and a cloth patch named
             6 at the break). With the old per-ball leaning a finite value locked
-            s2_corner's standard set to the TV palette (switches 20 -> 54).
+            s2_corner's standard set to the TV palette (switches 20 -> 54). Infinite by
+            default: on 6 held-out rendered clips (real detector, at 588250b) 40 with
+            "likelihood" named balls worse (mean identity 0.990 -> 0.976; h2_broadcast, a TV
+            set at 0.8 light, 0.988 -> 0.892, and 0.892 with either change alone), for the
+            same calls (12/20).
         palette_frame_cap: most evidence one frame adds (one odd frame never decides).
         palette_comparison: how a frame's palettes are compared before the clip decides:
-            "likelihood" (the default), the unnormalised class scores of the best
+            "likelihood", the unnormalised class scores of the best
             one-per-class labelling under each palette, each ball's cost capped at
-            `palette_outlier_nats` (`vision.assignment.frame_fit_cost`), or "posterior",
-            the same on each palette's per-ball probabilities. Posteriors favour the TV set
-            (fewer rivals per ball: fresh s2_corner's standard set was named with the TV
+            `palette_outlier_nats` (`vision.assignment.frame_fit_cost`), or "posterior" (the
+            default), the same on each palette's per-ball probabilities. Posteriors favour
+            the TV set (fewer rivals per ball: fresh s2_corner's standard set was named with the TV
             set on most frames, its far, dim 5 reading brown); likelihoods tell the sets
             apart on almost every frame: at detection level (real detector, truth-matched
             balls, `tests/benchmarks/eval_identify.py`) fresh clips 0.924 -> 0.936,
@@ -92,9 +96,9 @@ class IdentifierConfig:
     smeared_area_ratio: float = math.inf
     rim_mix_px: float = 0.0
     smeared_weight: float = 0.5
-    palette_evidence: float = 40.0
+    palette_evidence: float = math.inf
     palette_frame_cap: float = 4.0
-    palette_comparison: str = "likelihood"
+    palette_comparison: str = "posterior"
     palette_outlier_nats: float = 4.0
 
     def __post_init__(self) -> None:
