@@ -96,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _request(args: argparse.Namespace) -> dict[str, Any]:
     from calibration.fit import CameraPrior
+    from calibration.scale import table_choice
 
     if args.frames < 1:
         raise ValueError(f"--frames must be at least 1, got {args.frames}")
@@ -118,7 +119,7 @@ def _request(args: argparse.Namespace) -> dict[str, Any]:
         names = ("head_left", "head_right", "foot_right", "foot_left")
         corners = {n: (values[2 * i], values[2 * i + 1]) for i, n in enumerate(names)}
     return {
-        "table": _table(args.table),
+        "table": table_choice(args.table),
         "prior": prior,
         "corners": corners,
         "head": args.head,
@@ -131,12 +132,6 @@ def _numbers(text: str, flag: str) -> list[float]:
         return [float(part) for part in text.split(",")]
     except ValueError:
         raise ValueError(f"{flag} must be numbers separated by commas, got {text!r}") from None
-
-
-def _table(text: str) -> Any:
-    from calibration.scale import table_choice
-
-    return table_choice(text)
 
 
 def _read_frames(source: Path, count: int) -> list[Any]:
