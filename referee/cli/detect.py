@@ -128,18 +128,9 @@ def _detect_all(calibration: Any, frames: Any, args: argparse.Namespace, progres
 
     from vision.annotate import annotate
     from vision.cloth import surface_outline_mm
-    from vision.detector import DetectorConfig
-    from vision.identify import IdentifierConfig
     from vision.types import ball_name
 
-    # Each frame is searched on its own here (no tracker): crowded blobs are explained
-    # ball by ball, which single images gain from (see DetectorConfig.separate_crowds).
-    # Corner views too: a single image has no tracker to lose a misnamed rack ball to.
-    config = DetectorConfig(
-        identifier=IdentifierConfig(palette=args.palette),
-        separate_crowds=True,
-        crowd_min_separation=0.0,
-    )
+    config = single_image_config(args.palette)
     try:
         detector = _make_detector(calibration, config, getattr(args, "detector", "classical"))
     except ValueError as error:
@@ -177,6 +168,26 @@ def _detect_all(calibration: Any, frames: Any, args: argparse.Namespace, progres
     temporary.replace(args.out / "detections.csv")
     print(f"{count} frames; annotated frames and detections.csv in {args.out}")
     return 0
+
+
+def single_image_config(palette: str) -> Any:
+    """The `DetectorConfig` for frames searched each on its own (no tracker), as here.
+
+    Crowded blobs are explained ball by ball, which single images gain from (see
+    `DetectorConfig.separate_crowds`); in corner views too, since a single image has no
+    tracker to lose a misnamed rack ball to.
+
+    Args:
+        palette: the ball set, "auto", "standard" or "tv".
+    """
+    from vision.detector import DetectorConfig
+    from vision.identify import IdentifierConfig
+
+    return DetectorConfig(
+        identifier=IdentifierConfig(palette=palette),
+        separate_crowds=True,
+        crowd_min_separation=0.0,
+    )
 
 
 def _make_detector(calibration: Any, config: Any, choice: str) -> Any:

@@ -4,7 +4,8 @@ that folder is absent, as on a user's machine).
 Measured, not tuned: these numbers are the baseline a change must not lower. The labelled
 overhead set has no calibration, so each image gets an uncalibrated view: the cloth region
 found by colour and the ball radius from that image's own labelled boxes (what a
-calibration would give).
+calibration would give). The labelled broadcast clips are calibrated automatically. The
+measurements are tests/benchmarks/eval_real_footage.py's, which prints them as one table.
 """
 
 from __future__ import annotations
@@ -14,13 +15,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from scipy.optimize import linear_sum_assignment
 
-from vision.cloth import TableView
-from vision.detector import BallDetector, DetectorConfig
+from tests.benchmarks.eval_real_footage import BROADCAST, score_broadcast, score_fisheye
 from vision.identify import Identifier, IdentifierConfig
-from vision.learned.evaluate import cloth_mask
-from vision.types import Frame
 
 FOOTAGE = Path(__file__).resolve().parents[2] / ".." / "shared" / "footage"
 DATASET = FOOTAGE / "datasets" / "overhead-fisheye-balls"
@@ -31,38 +28,10 @@ pytestmark = [
 ]
 
 
-def _boxes(image_path: Path) -> np.ndarray:
-    """(N, 5) YOLO rows: class, centre x, centre y, width, height (fractions)."""
-    label = image_path.parent.parent / "labels" / (image_path.stem + ".txt")
-    rows = [line.split() for line in label.read_text().splitlines() if line.strip()]
-    return np.array(rows, dtype=np.float64).reshape(-1, 5)
-
-
 @pytest.mark.skipif(not DATASET.is_dir(), reason="labelled overhead data set not present")
 def test_detection_on_the_labelled_overhead_test_split() -> None:
-    hits = labelled = found = 0
-    for path in sorted((DATASET / "test" / "images").glob("*.jpg")):
-        image = cv2.imread(str(path))
-        height, width = image.shape[:2]
-        boxes = _boxes(path)
-        if len(boxes) == 0:
-            continue
-        centres = boxes[:, 1:3] * [width, height]
-        halves = boxes[:, 3:5] * [width, height] / 2.0
-        radius = float(np.median(halves))
-        view = TableView.uncalibrated(cloth_mask(image), radius)
-        detector = BallDetector.from_view(view, DetectorConfig(separate_crowds=True))
-        detections = detector.detect(Frame(image, 0, 0.0))
-        inside = np.all(
-            np.abs(detections.xy_px[None] - centres[:, None]) <= halves[:, None] + 1, axis=2
-        )
-        if len(detections):
-            rows, cols = linear_sum_assignment(-inside.astype(np.float64))
-            hits += int(inside[rows, cols].sum())
-        labelled += len(boxes)
-        found += len(detections)
-    recall, precision = hits / labelled, hits / max(found, 1)
-    print(f"overhead test split: {labelled} balls, recall {recall:.3f}, precision {precision:.3f}")
+    score = score_fisheye("test")
+    print(score.row("detect fisheye test"))
     # Measured 2026-11-30: recall 0.584, precision 0.544 (was 0.59 / 0.52: cushion ghosts
     # gone). Small, blurred balls in tight racks and clusters merge into blobs, and the
     # cloth model does not follow the lamps' falloff; see the issue 4 report.
@@ -71,8 +40,31 @@ def test_detection_on_the_labelled_overhead_test_split() -> None:
     # view's border band (cushion tops of the cloth's colour) as static background:
     # recall 0.619, precision 0.935. With a crowd ball beside a large unexplained piece of
     # its blob dropped (a hand, an arm; vision.separate): recall 0.613, precision 0.965.
-    assert recall >= 0.58
-    assert precision >= 0.95
+    # Measured again through tests/benchmarks/eval_real_footage.py at 6db2e7b: recall 0.613,
+    # precision 0.976; the cue ball found in 29 of 54 images and named in 24.
+    assert score.recall >= 0.6
+    assert score.precision >= 0.95
+
+
+@pytest.mark.skipif(not BROADCAST.is_dir(), reason="labelled broadcast clips not present")
+def test_detection_on_the_labelled_broadcast_frames() -> None:
+    """Both televised clips calibrated automatically, their four labelled frames searched
+    whole by the review's detector and by `tenball detect`'s."""
+    scores = score_broadcast()
+    for name, score in sorted(scores.items()):
+        print(score.row(name))
+    # Measured 2026-11-30 at 6db2e7b (both detectors alike): 54 labelled balls, recall 0.926,
+    # precision 0.980, the cue ball found in 4/4 frames and named in 3/4. game1 (overhead)
+    # finds all 30 (one false ball on the bridge hand; the cue ball, yellowed by the
+    # broadcast's light, named the 6 in frame_first). game2 (angled) misses 4 of 24:
+    # a ball behind the near cushion (both frames; only its top shows), a stripe against
+    # the near cushion and a red ball against the far one.
+    for kind in ("review", "detect"):
+        everything = scores[f"{kind} all"]
+        assert everything.recall >= 0.9, kind
+        assert everything.precision >= 0.95, kind
+        assert everything.cues_found == everything.cues, kind
+        assert everything.cues_named >= 3, kind
 
 
 @pytest.mark.parametrize(
