@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 from calibration.table import TableSpec
 from tracking.geometry import outside_distance_mm, pocket_entry
 from tracking.identity import log_probabilities
+from tracking.jaws import in_jaws
 from tracking.track_state import PENDING_NONE, PENDING_OFF, PENDING_POCKET, TrackState
 from tracking.tracker_config import TrackerConfig
 from tracking.types import TrackStatus
@@ -42,7 +43,8 @@ def restart(
 def start_pending(
     state: TrackState, table: TableSpec, config: TrackerConfig, balls: NDArray[np.int64]
 ) -> None:
-    """Decide, when ``balls`` are first lost, whether each may be dropping or leaving the
+    """Decide, when ``balls`` are first lost, whether each may be dropping (its path runs
+    into a pocket, or it was moving in a pocket's jaws: `jaws.in_jaws`) or leaving the
     table (once: its last sighting does not change while it stays lost)."""
     if len(balls) == 0:
         return
@@ -50,6 +52,9 @@ def start_pending(
     xy, velocity = state.seen_xy_mm[balls], state.seen_velocity[balls]
     horizon_s = max(config.pocket_horizon_s, 1e-3)
     pocket = pocket_entry(table, xy, velocity, horizon_s, config.pocket_capture_mm)
+    # Rattling in the jaws, a ball may be heading anywhere as it drops.
+    rattling = in_jaws(table, xy) & (np.hypot(*velocity.T) > config.rest_speed_mm_s)
+    pocket = np.where(rattling, np.maximum(pocket, 0), pocket)
     beyond = outside_distance_mm(table, xy) > config.off_table_margin_mm
     state.pending[balls] = np.where(
         pocket >= 0, PENDING_POCKET, np.where(beyond, PENDING_OFF, PENDING_NONE)
