@@ -19,7 +19,7 @@ detections. "cue named" is the share of images whose labelled cue ball was found
 the cue ball (most probable class 0); "cue found" the share whose cue ball was found at all.
 
 Run: ``.venv/bin/python tests/benchmarks/eval_real_footage.py [--annotate DIR]``
-(``--annotate`` writes each broadcast frame with labelled boxes in green, found balls in
+(``--annotate`` writes each labelled frame with labelled boxes in green, found balls in
 yellow, false detections in red and missed balls in magenta, to look at by eye).
 """
 
@@ -200,13 +200,16 @@ def score_broadcast(annotate: Path | None = None) -> dict[str, Score]:
     return scores
 
 
-def score_fisheye(split: str = "test") -> Score:
+def score_fisheye(split: str = "test", annotate: Path | None = None) -> Score:
     """`tenball detect`'s detector on the fisheye split, uncalibrated."""
     score = Score()
     for image, radius in fisheye_images(split):
         view = TableView.uncalibrated(cloth_mask(image.image), radius)
         detector = BallDetector.from_view(view, single_image_config("auto"))
-        score.add(image, detector.detect(Frame(image.image, 0, 0.0)))
+        detections = detector.detect(Frame(image.image, 0, 0.0))
+        matched = score.add(image, detections)
+        if annotate is not None:
+            _annotate(image, detections, matched, annotate / f"fisheye_{image.name}.png")
     return score
 
 
@@ -246,7 +249,7 @@ def main() -> int:
     for name, score in sorted(score_broadcast(args.annotate).items()):
         print(score.row(name))
     if not args.skip_fisheye:
-        print(score_fisheye().row("detect fisheye test"))
+        print(score_fisheye("test", args.annotate).row("detect fisheye test"))
     return 0
 
 

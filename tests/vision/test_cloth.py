@@ -63,6 +63,36 @@ def test_an_uncalibrated_view_has_a_band_along_its_border() -> None:
     assert not np.any(band & (mask == 0))
 
 
+@pytest.mark.parametrize(
+    ("notch", "closed"),
+    [
+        ("ball", True),  # a ball half a radius into the region, left out by colour
+        ("pocket", False),  # a pocket's mouth, five radii wide
+        ("off_the_frame", False),  # a marker on a rail where the region runs off the picture
+    ],
+    ids=["ball", "pocket", "off_the_frame"],
+)
+def test_an_uncalibrated_region_is_closed_over_notches_a_ball_wide(
+    notch: str, closed: bool
+) -> None:
+    radius = 8
+    mask = np.zeros((200, 300), np.uint8)
+    mask[20:180, 30:270] = 1
+    probe = (175, 150)
+    if notch == "off_the_frame":
+        mask[:, :30] = 1
+        cv2.rectangle(mask, (0, 92), (11, 107), 0, -1)
+        probe = (100, 5)
+    elif notch == "ball":
+        cv2.circle(mask, (150, 175), radius, 0, -1)
+    else:
+        cv2.circle(mask, (150, 179), int(2.5 * radius), 0, -1)
+    view = TableView.uncalibrated(mask, radius_px=float(radius))
+    assert bool(view.valid[probe]) is closed
+    # The rest of the region is what it was.
+    assert view.valid[100, 150] and not view.valid[10, 150] and not view.valid[185, 150]
+
+
 def test_the_cloth_model_knows_its_brightest_channel() -> None:
     bgr = np.empty((10, 10, 3), np.float32)
     bgr[:] = (40, 35, 135)

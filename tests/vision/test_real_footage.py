@@ -41,9 +41,13 @@ def test_detection_on_the_labelled_overhead_test_split() -> None:
     # recall 0.619, precision 0.935. With a crowd ball beside a large unexplained piece of
     # its blob dropped (a hand, an arm; vision.separate): recall 0.613, precision 0.965.
     # Measured again through tests/benchmarks/eval_real_footage.py at 6db2e7b: recall 0.613,
-    # precision 0.976; the cue ball found in 29 of 54 images and named in 24.
-    assert score.recall >= 0.6
-    assert score.precision >= 0.95
+    # precision 0.976; the cue ball found in 29 of 54 images and named in 24. With the
+    # uncalibrated region closed over notches a ball wide (a ball against the cushion's
+    # shadow, left out of the cloth by colour; vision.table_view): recall 0.704, precision
+    # 0.952, the cue ball found in 39 and named in 36. Of the misses left (159), 112 are in
+    # images the data set stretched (boxes more than 1.5 times as wide as high).
+    assert score.recall >= 0.69
+    assert score.precision >= 0.94
 
 
 @pytest.mark.skipif(not BROADCAST.is_dir(), reason="labelled broadcast clips not present")
