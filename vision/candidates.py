@@ -88,6 +88,28 @@ def touching_gap(region: SearchRegion, xy: NDArray[np.float64]) -> NDArray[np.fl
 def suppress(xy: NDArray[np.float64], min_gap_px: NDArray[np.float64]) -> NDArray[np.int64]:
     """Indices of points kept by greedy suppression in the given (best-first) order: a point
     closer than its `min_gap_px` to one kept before it is dropped."""
+    count = len(xy)
+    if count > _PAIRWISE_LIMIT:
+        return _suppress_one_by_one(xy, min_gap_px)
+    # All pairs at once (a few NumPy calls), then the greedy pass in plain Python.
+    gaps = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+    close = (gaps < min_gap_px[:, None]).tolist()
+    kept: list[int] = []
+    for index in range(count):
+        row = close[index]
+        if not any(row[k] for k in kept):
+            kept.append(index)
+    return np.array(kept, np.int64)
+
+
+_PAIRWISE_LIMIT = 1024
+"""Above this many points, `suppress` checks them one by one (the pairwise table grows as
+the square)."""
+
+
+def _suppress_one_by_one(
+    xy: NDArray[np.float64], min_gap_px: NDArray[np.float64]
+) -> NDArray[np.int64]:
     kept: list[int] = []
     for index in range(len(xy)):
         if kept:
@@ -98,20 +120,35 @@ def suppress(xy: NDArray[np.float64], min_gap_px: NDArray[np.float64]) -> NDArra
     return np.array(kept, np.int64)
 
 
+def median_radius(region: SearchRegion) -> float:
+    """The median expected ball radius over the region's pixels (those with one), px; NaN
+    when none has: `np.median` without its per-call checks."""
+    radii = region.radius[region.radius > 0]
+    count = len(radii)
+    if count == 0:
+        return float("nan")
+    half = count // 2
+    if count % 2:
+        return float(np.partition(radii, half)[half])
+    # As np.median: the mean of the two middle values, in the array's precision.
+    return float(np.partition(radii, [half - 1, half])[half - 1 : half + 1].mean())
+
+
 def distance_peaks(region: SearchRegion, min_ratio: float, max_ratio: float) -> NDArray[np.float64]:
     """(K, 2) candidate centres: maxima of the foreground's distance transform measured in
     ball radii, between `min_ratio` and `max_ratio`, no two nearer than `TOUCHING_SHARE` of
     two radii."""
     distance = cv2.distanceTransform(region.foreground, cv2.DIST_L2, cv2.DIST_MASK_5)
     ratio = distance / np.maximum(region.radius, 1.0)
-    size = max(3, int(np.median(region.radius[region.radius > 0]) * 0.5) | 1)
+    size = max(3, int(median_radius(region) * 0.5) | 1)
     local_max = ratio >= cv2.dilate(ratio, np.ones((size, size), np.uint8))
     ys, xs = np.nonzero(local_max & (ratio >= min_ratio))
     if len(xs) == 0:
         return np.zeros((0, 2))
-    order = np.argsort(-ratio[ys, xs], kind="stable")
+    at = ratio[ys, xs]
+    order = np.argsort(-at, kind="stable")
     xy = np.column_stack([xs, ys]).astype(np.float64)[order]
-    values = ratio[ys, xs][order]
+    values = at[order]
     # Within one blob the peaks are one ball's unless a ball's width apart: touching balls
     # that an angled view overlaps make one peak, and rings find the other.
     chosen = suppress(xy, TOUCHING_SHARE * 2.0 * _radius_at(region, xy))
@@ -129,7 +166,7 @@ def outline_peaks(
     known radius at each pixel): (K, 2) centres best first and (K,) vote shares. `votes`:
     the region's `outline_votes` when already known."""
     share = outline_votes(region, edge_gradient) if votes is None else votes
-    size = max(3, int(np.median(region.radius[region.radius > 0])) | 1)
+    size = max(3, int(median_radius(region)) | 1)
     peak = (share >= cv2.dilate(share, np.ones((size, size), np.uint8))) & (share >= min_votes)
     pv, pu = np.nonzero(peak)
     order = np.argsort(-share[pv, pu], kind="stable")
@@ -230,6 +267,15 @@ def own_disc(
     Returns:
         (K, S, S) u, (K, S, S) v and (K, S, S) bool mask.
     """
+    us, vs, mask = _own_disc(xy, radius, scale, hide_behind)
+    return np.broadcast_to(us, mask.shape), np.broadcast_to(vs, mask.shape), mask
+
+
+def _own_disc(
+    xy: NDArray[np.float64], radius: NDArray[np.float64], scale: float, hide_behind: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+    """`own_disc` with u as (K, 1, S) columns and v as (K, S, 1) rows (broadcast them
+    against the (K, S, S) mask): the hot callers never need the full grids."""
     reach = int(np.ceil(float(radius.max()) * scale)) + 1
     us, vs = _patch_grid(xy, reach)
     # (K, 1, S) and (K, S, 1): only the sums below are (K, S, S).
@@ -253,17 +299,16 @@ def own_disc(
         overlap = near & (gap < 0.95 * (radius[:, None] + other)) & hide_behind
         front = overlap & (other > radius[:, None])
         half = 0.5 * np.sum(toward * toward, axis=2)
+        cutting = near & ~overlap
         # Neighbours are sorted nearest first, so past the last near one nothing can cut.
-        count = int(np.max(np.sum(near, axis=1)))
-        for k in range(count):
+        for k in range(int(np.max(np.sum(near, axis=1)))):
             side = du * toward[:, k, 0, None, None] + dv * toward[:, k, 1, None, None]
-            bisected = (side <= half[:, k, None, None]) | ~(near & ~overlap)[:, k, None, None]
-            mask &= bisected
+            mask &= (side <= half[:, k, None, None]) | ~cutting[:, k, None, None]
             if front[:, k].any():
                 ex, ey = du - toward[:, k, 0, None, None], dv - toward[:, k, 1, None, None]
                 hidden = ex * ex + ey * ey <= (other[:, k] ** 2)[:, None, None]
                 mask &= ~(hidden & front[:, k, None, None])
-    return np.broadcast_to(us, mask.shape), np.broadcast_to(vs, mask.shape), mask
+    return us, vs, mask
 
 
 def refine_centres(
@@ -275,8 +320,8 @@ def refine_centres(
     """Sub-pixel centres: soft-foreground centroids over each ball's own disc, iterated."""
     centres = xy.copy()
     for _ in range(iterations):
-        us, vs, mask = own_disc(centres, radius, 1.0)
-        w = sample_uv(weight, us[:, :1, :], vs[:, :, :1]) * mask
+        us, vs, mask = _own_disc(centres, radius, 1.0, False)
+        w = sample_uv(weight, us, vs) * mask
         total = w.sum(axis=(1, 2))
         found = total > 1e-3
         moved = np.column_stack([(w * us).sum(axis=(1, 2)), (w * vs).sum(axis=(1, 2))])
@@ -291,13 +336,14 @@ def ball_pixels(
     (a stripe's band can lie near the rim)."""
     if len(xy) == 0:
         return []
-    us, vs, mask = own_disc(xy, radius, 0.9, hide_behind=True)
+    us, vs, mask = _own_disc(xy, radius, 0.9, True)
     height, width = image.shape[:2]
     inside = mask & (us >= 0) & (us < width) & (vs >= 0) & (vs < height)
-    u = np.minimum(np.maximum(us, 0), width - 1).astype(np.int64)
-    v = np.minimum(np.maximum(vs, 0), height - 1).astype(np.int64)
-    patches = image[v, u]
-    return [np.ascontiguousarray(patches[k][inside[k]]) for k in range(len(xy))]
+    ball, row, column = np.nonzero(inside)
+    # Row-major order, ball by ball: the same pixels in the same order as a loop would take.
+    pixels = image[vs[ball, row, 0].astype(np.int64), us[ball, 0, column].astype(np.int64)]
+    ends = np.cumsum(np.bincount(ball, minlength=len(xy)))[:-1]
+    return np.split(pixels, ends)
 
 
 def _radius_at(region: SearchRegion, xy: NDArray[np.float64]) -> NDArray[np.float64]:

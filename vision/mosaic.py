@@ -51,8 +51,28 @@ class Mosaic:
             if (v1 - v0, u1 - u0) == self.shape:
                 return array[v0:v1, u0:u1]
         out = np.zeros((*self.shape, *array.shape[2:]), dtype=array.dtype)
-        for (u0, v0, u1, v1), (mu, mv) in zip(self.frame_boxes, self.origins, strict=True):
+        for (u0, v0, u1, v1), (mu, mv) in zip(
+            self.frame_boxes.tolist(), self.origins.tolist(), strict=True
+        ):
             out[mv : mv + v1 - v0, mu : mu + u1 - u0] = array[v0:v1, u0:u1]
+        return out
+
+    def gather_planes(self, planes: NDArray[ScalarT]) -> NDArray[ScalarT]:
+        """`gather` of a (P, H, W) stack of frame-sized maps: (P, h, w), one pass for all P
+        maps (a frame's many per-pixel maps cost one loop over the tiles, not one each).
+
+        A single window (a full search) is returned as a view of `planes`: treat the
+        result as read-only.
+        """
+        if len(self.frame_boxes) == 1:
+            u0, v0, u1, v1 = (int(x) for x in self.frame_boxes[0])
+            if (v1 - v0, u1 - u0) == self.shape:
+                return planes[:, v0:v1, u0:u1]
+        out = np.zeros((len(planes), *self.shape), dtype=planes.dtype)
+        for (u0, v0, u1, v1), (mu, mv) in zip(
+            self.frame_boxes.tolist(), self.origins.tolist(), strict=True
+        ):
+            out[:, mv : mv + v1 - v0, mu : mu + u1 - u0] = planes[:, v0:v1, u0:u1]
         return out
 
     def tile_of(self, xy: NDArray[np.float64]) -> NDArray[np.int64]:

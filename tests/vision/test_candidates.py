@@ -3,12 +3,14 @@ and touching balls that an angled camera overlaps (vision.cloth.TableView.separa
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from tests.vision.scenes import TABLE, calibration_for, rack_xy, render_scene
 from tests.vision.test_detector import match
-from vision.candidates import SearchRegion
+from vision.candidates import SearchRegion, _suppress_one_by_one, median_radius, suppress
 from vision.cloth import TableView
 from vision.confidence import visible_share
 from vision.detector import BallDetector
@@ -112,3 +114,26 @@ def test_a_ball_half_hidden_behind_a_nearer_one_shows_the_rest() -> None:
     assert share[1] == 1.0 and share[2] == 1.0
     apart = visible_share(xy * 2.5, np.array([10.0, 10.2, 10.0]))
     assert np.all(apart == 1.0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2], ids=["seed0", "seed1", "seed2"])
+@pytest.mark.parametrize("count", [0, 1, 40, 1100], ids=["none", "one", "some", "many"])
+def test_suppression_keeps_the_same_points_whichever_way_it_counts(seed: int, count: int) -> None:
+    rng = np.random.default_rng(seed)
+    xy = rng.uniform(0.0, 200.0, (count, 2))
+    gaps = rng.uniform(5.0, 30.0, count)
+    kept = suppress(xy, gaps)
+    assert np.array_equal(kept, _suppress_one_by_one(xy, gaps))
+    # No kept point lies within its own gap of one kept before it.
+    for later, index in enumerate(kept):
+        earlier = xy[kept[:later]]
+        assert np.all(np.hypot(*(earlier - xy[index]).T) >= gaps[index])
+
+
+@pytest.mark.parametrize("count", [1, 2, 7, 8], ids=["1", "2", "7", "8"])
+def test_median_radius_is_numpys_median(count: int) -> None:
+    radius = np.zeros((4, 4), np.float32)
+    radius.flat[:count] = np.random.default_rng(count).uniform(5.0, 20.0, count)
+    region = _region(np.zeros((4, 4)))
+    region = dataclasses.replace(region, radius=radius)
+    assert median_radius(region) == float(np.median(radius[radius > 0]))

@@ -49,3 +49,17 @@ def test_gaps_are_empty_and_belong_to_no_tile() -> None:
 def test_overlapping_boxes_merge() -> None:
     boxes = np.array([[0, 0, 10, 10], [5, 5, 20, 20], [30, 30, 40, 40]], np.int64)
     assert sorted(merge_boxes(boxes)) == [(0, 0, 20, 20), (30, 30, 40, 40)]
+
+
+@pytest.mark.parametrize(
+    "boxes",
+    [[(10, 10, 40, 30)], [(10, 10, 40, 30), (100, 50, 130, 90), (60, 5, 75, 20)]],
+    ids=["one", "three"],
+)
+def test_stacked_maps_gather_as_each_map_alone(boxes: list[tuple[int, int, int, int]]) -> None:
+    mosaic = pack(boxes, BOUNDS)
+    planes = np.moveaxis(FRAME, 2, 0)
+    packed = mosaic.gather_planes(planes)
+    assert packed.shape == (3, *mosaic.shape)
+    for channel in range(3):
+        assert np.array_equal(packed[channel], mosaic.gather(FRAME[..., channel]))
