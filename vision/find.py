@@ -27,7 +27,7 @@ from vision.candidates import (
 from vision.confidence import confidence, fit_outlines
 from vision.detector_config import DetectorConfig
 from vision.mosaic import Mosaic
-from vision.separate import crowd_centres, crowd_votes, crowded
+from vision.separate import Crowds, TouchingPx, crowd_centres, crowd_votes, crowded
 from vision.streaks import find_streaks, streaks
 
 Found = tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]
@@ -47,8 +47,9 @@ def find_balls(
     streak_xy, streak_score, streak_pixels, region = _find_streaks(
         region, mosaic, config, camera, thorough
     )
+    touching = _touching_px(camera, mosaic) if config.separate_crowds else None
     xy, radius, score = _round_balls(
-        region, _candidates(region, config, thorough), config, thorough
+        region, _candidates(region, config, thorough, touching), config, thorough
     )
     keep = (score >= config.min_confidence) & (mosaic.cut_distance(xy) >= 0.9 * radius)
     keep &= (mosaic.tile_of(xy) >= 0) & (map_at(region.centre_valid, xy) > 0)
@@ -161,10 +162,11 @@ def _try_outlines(
 
 
 def _candidates(
-    region: SearchRegion, config: DetectorConfig, thorough: bool
+    region: SearchRegion, config: DetectorConfig, thorough: bool, touching: TouchingPx | None
 ) -> NDArray[np.float64]:
     """(K, 2) candidate centres: distance-transform peaks of lone balls, crowded blobs
-    explained ball by ball (vision.separate) and, when `thorough`, round outlines."""
+    explained ball by ball (vision.separate; `touching`: the view's touching distances)
+    and, when `thorough`, round outlines."""
     blobs = distance_peaks(region, config.min_peak_ratio, config.max_peak_ratio)
     crowd, boxes = (
         crowded(region, config.crowd_min_separation)
@@ -178,7 +180,8 @@ def _candidates(
         # Crowded blobs (racks, clusters, a ball by an arm, a sleeve) are explained ball
         # by ball from round outlines; their distance peaks are only seeds.
         in_crowd = map_at(crowd.astype(np.uint8), blobs) > 0
-        placed = crowd_centres(region, crowd, votes, blobs[in_crowd], config.edge_gradient)
+        crowds = Crowds(crowd, votes, touching)
+        placed = crowd_centres(region, crowds, blobs[in_crowd], config.edge_gradient)
         blobs = np.vstack([blobs[~in_crowd], placed])
     rings = (
         outline_peaks(region, config.edge_gradient, config.min_ring_votes, votes)[0]
@@ -186,6 +189,27 @@ def _candidates(
         else np.zeros((0, 2))
     )
     return merge_candidates(region, blobs, rings)
+
+
+def _touching_px(camera: CameraModel | None, mosaic: Mosaic) -> TouchingPx | None:
+    """Image distance at which balls touch in a direction (`vision.separate.TouchingPx`),
+    from the calibrated camera (None without one)."""
+    if camera is None:
+        return None
+    view = camera
+
+    def touching_px(xy: NDArray[np.float64], towards: NDArray[np.float64]) -> NDArray[np.float64]:
+        frame_xy = mosaic.to_frame(xy)
+        table = view.to_table(frame_xy)
+        away = view.to_table(mosaic.to_frame(towards)) - table
+        length = np.maximum(np.linalg.norm(away, axis=1, keepdims=True), 1e-9)
+        other = table + (2.0 * BALL_CENTRE_HEIGHT_MM) * away / length
+        gap: NDArray[np.float64] = np.linalg.norm(
+            view.project(other, BALL_CENTRE_HEIGHT_MM) - frame_xy, axis=1
+        )
+        return gap
+
+    return touching_px
 
 
 def _mid_path(

@@ -18,7 +18,8 @@ at the radius the calibration predicts at that point.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -37,8 +38,11 @@ CROWD_DISCS = 1.5
 """A blob larger than this many ball discs is explained ball by ball (two touching balls
 that an angled view overlaps by a third of a diameter cover about 1.7 discs)."""
 
-MIN_COVER = 0.7
-"""Share of a candidate's disc (within 0.85 radii) that must be foreground."""
+MIN_COVER = 0.9
+"""Share of a candidate's disc (within 0.85 radii) that must be foreground. A ball in a crowd
+fills its disc (a ball behind nearer ones fills the rest of it with theirs); a point half a
+radius off a ball's centre, towards the cloth between it and a hand or a neighbour, covers
+0.75-0.9 (rendered broadcast views), and was placed as a second ball beside the first."""
 
 MIN_FAINT_COVER = 0.4
 """The same for a candidate whose outline is round by both tests of `crowd_centres`."""
@@ -57,8 +61,34 @@ ROUND_VOTES = 0.12
 own, however few directions show a sharp edge (measured at most 0.08 along a sleeve)."""
 
 GAP_SHARE = 0.75
-"""Share of the touching-ball centre distance (`vision.candidates.touching_gap`) below which
-two outline peaks are one ball (outline peaks are a pixel or two off either way)."""
+"""Share of the touching-ball centre distance below which two outline peaks are one ball
+(outline peaks are a pixel or two off either way). The distance is taken in the direction
+from one to the other (`Crowds.touching_px`) where the camera is known, else the shortest
+(`vision.candidates.touching_gap`): in a broadcast view balls side by side touch about two
+radii apart, one behind the other about 1.3, and a ball blurred by motion, or beside a
+hand, split into two outline peaks 1.1-1.2 radii apart across the view was placed twice
+by the shortest distance (rendered broadcast clips)."""
+
+TouchingPx = Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]]
+"""(P,) image distance (px) from each of (P, 2) region points at which a ball touches one
+there, towards each of (P, 2) other points."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Crowds:
+    """A region's crowded blobs and what explains them.
+
+    Attributes:
+        mask: (H, W) bool the crowded blobs (`crowded`).
+        votes: (H, W) float32 outline vote shares (`vision.candidates.outline_votes`).
+        touching_px: image distance of touching balls in a direction (None: uncalibrated;
+            the shortest in any direction, `vision.candidates.touching_gap`, is used).
+    """
+
+    mask: NDArray[np.bool_]
+    votes: NDArray[np.float32]
+    touching_px: TouchingPx | None = None
+
 
 MIN_SEPARATION = 1.1
 """Shortest image distance between touching balls' centres, in radii
@@ -194,21 +224,17 @@ def disc_share(
 
 
 def crowd_centres(
-    region: SearchRegion,
-    crowd: NDArray[np.bool_],
-    votes: NDArray[np.float32],
-    seeds: NDArray[np.float64],
-    edge: float,
+    region: SearchRegion, crowds: Crowds, seeds: NDArray[np.float64], edge: float
 ) -> NDArray[np.float64]:
     """(K, 2) ball centres in the crowded blobs, placed best first.
 
     Args:
         region: the searched pixels.
-        crowd: (H, W) the crowded blobs (`crowded`).
-        votes: (H, W) outline vote shares (`vision.candidates.outline_votes`).
+        crowds: the crowded blobs and their outline votes.
         seeds: (S, 2) more candidate centres (distance-transform peaks).
         edge: lightness gradient (Lab L per px) that counts as an outline.
     """
+    crowd, votes = crowds.mask, crowds.votes
     candidates = np.vstack([_vote_peaks(region, crowd, votes), seeds])
     if len(candidates) == 0:
         return seeds
@@ -232,10 +258,13 @@ def crowd_centres(
     # radius out (a high `round_share`), but only a ball's own centre gathers its outline's
     # votes; a point a little off a ball's centre gathers votes from part of it (and from
     # neighbours and shadows) but sees fewer edges pointing at it.
-    # Faint candidates (allowed for balls near the cloth's colour) come after every solid one.
-    rank = best_votes * shares + (cover >= MIN_COVER)
+    # Candidates that fill more of their disc come first: a point off a ball's centre, towards
+    # the cloth beside it, fills less of it (faint candidates, allowed for balls near the
+    # cloth's colour, least); among those that fill it alike, the outline decides.
+    filled = np.clip((cover - MIN_FAINT_COVER) / (1.0 - MIN_FAINT_COVER), 0.0, 1.0)
+    rank = best_votes * shares + filled
     order = np.flatnonzero(usable)[np.argsort(-rank[usable], kind="stable")]
-    placed, residual = _place(region, crowd, candidates[order], radius[order], cover[order])
+    placed, residual = _place(region, crowds, candidates[order], radius[order], cover[order])
     return _explained(region, crowd, residual, placed)
 
 
@@ -285,7 +314,7 @@ def _vote_peaks(
 
 def _place(
     region: SearchRegion,
-    crowd: NDArray[np.bool_],
+    crowds: Crowds,
     candidates: NDArray[np.float64],
     radius: NDArray[np.float64],
     cover: NDArray[np.float64],
@@ -295,14 +324,14 @@ def _place(
     (against `cover`, its `disc_share` of all foreground); a placed ball's disc is then
     explained. Returns the (K, 2) placed centres and the (H, W) crowd foreground they leave
     unexplained."""
-    residual = (crowd & (region.foreground > 0)).astype(np.uint8)
+    residual = (crowds.mask & (region.foreground > 0)).astype(np.uint8)
     min_gap = GAP_SHARE * touching_gap(region, candidates)
     placed: list[int] = []
     for index in range(len(candidates)):
-        if placed:
-            gaps = np.hypot(*(candidates[placed] - candidates[index]).T)
-            if np.any(gaps < min_gap[index]):
-                continue
+        if placed and _too_near(
+            candidates[index], candidates[placed], radius[index], min_gap[index], crowds
+        ):
+            continue
         xy, r = candidates[index : index + 1], radius[index : index + 1]
         if disc_share(residual, xy, r)[0] < MIN_NEW * cover[index]:
             continue
@@ -311,3 +340,24 @@ def _place(
         cv2.circle(residual, centre, round(float(r[0])), 0, -1)
     centres: NDArray[np.float64] = candidates[placed]
     return centres, residual
+
+
+def _too_near(
+    xy: NDArray[np.float64],
+    placed: NDArray[np.float64],
+    radius: float,
+    min_gap: float,
+    crowds: Crowds,
+) -> bool:
+    """Whether a (2,) candidate of `radius` px lies nearer to one of the (P, 2) placed balls
+    than touching balls can (`GAP_SHARE`; `min_gap` px, the shortest direction's, when
+    uncalibrated)."""
+    gaps = np.hypot(*(placed - xy).T)
+    if crowds.touching_px is None:
+        return bool(np.any(gaps < min_gap))
+    # Touching balls lie at most about two radii apart in any direction (seen from above).
+    near = gaps < GAP_SHARE * 2.5 * radius
+    if not near.any():
+        return False
+    touching = crowds.touching_px(np.repeat(xy[None], int(near.sum()), axis=0), placed[near])
+    return bool(np.any(gaps[near] < GAP_SHARE * touching))

@@ -13,7 +13,7 @@ from tests.vision.scenes import rack_xy, render_scene
 from tests.vision.test_detector import match
 from vision.candidates import SearchRegion, outline_votes
 from vision.detector import BallDetector, DetectorConfig
-from vision.separate import crowd_centres, crowded, round_share
+from vision.separate import Crowds, crowd_centres, crowded, round_share
 from vision.synthetic.render import Overlay
 
 RADIUS = 10.0
@@ -104,7 +104,7 @@ def test_a_cluster_of_touching_balls_is_explained_ball_by_ball() -> None:
     region = _discs(centres)
     crowd = crowded(region)[0]
     assert crowd.any()
-    found = crowd_centres(region, crowd, outline_votes(region, 2.5), np.zeros((0, 2)), 2.5)
+    found = crowd_centres(region, Crowds(crowd, outline_votes(region, 2.5)), np.zeros((0, 2)), 2.5)
     gaps = np.linalg.norm(centres[:, None, :] - found[None, :, :], axis=2)
     assert len(found) == len(centres), found
     assert np.all(gaps.min(axis=1) < 0.3 * RADIUS), gaps.min(axis=1)
@@ -117,7 +117,7 @@ def test_a_band_one_ball_wide_is_no_ball(angle: float) -> None:
     direction = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
     region = _region(_band(np.array([120.0, 80.0]), direction, 60.0))
     crowd = crowded(region)[0]
-    found = crowd_centres(region, crowd, outline_votes(region, 2.5), np.zeros((0, 2)), 2.5)
+    found = crowd_centres(region, Crowds(crowd, outline_votes(region, 2.5)), np.zeros((0, 2)), 2.5)
     # A square end one ball wide is three sides of a ball's outline: only there may one be.
     along = np.abs((found - [120.0, 80.0]) @ direction)
     assert np.all(along > 60.0 - 1.5 * RADIUS), found
@@ -134,7 +134,9 @@ def test_a_hand_at_the_end_of_a_band_is_no_ball(hand: float) -> None:
     end = np.array([[150.0, 80.0 - hand * RADIUS], [190.0, 80.0 + hand * RADIUS]])
     cv2.rectangle(mask, tuple(end[0].astype(int)), tuple(end[1].astype(int)), 1, -1)
     region = _region(mask)
-    found = crowd_centres(region, crowded(region)[0], outline_votes(region, 2.5), _NONE, 2.5)
+    found = crowd_centres(
+        region, Crowds(crowded(region)[0], outline_votes(region, 2.5)), _NONE, 2.5
+    )
     assert len(found) == 0, found
 
 
@@ -146,7 +148,9 @@ def test_a_cluster_beside_an_arm_keeps_its_far_balls() -> None:
     mask = region.foreground.copy()
     mask |= _band(np.array([120.0, 80.0 - 3.6 * RADIUS]), np.array([1.0, 0.0]), 60.0)
     region = _region(mask, _lightness(centres))
-    found = crowd_centres(region, crowded(region)[0], outline_votes(region, 2.5), _NONE, 2.5)
+    found = crowd_centres(
+        region, Crowds(crowded(region)[0], outline_votes(region, 2.5)), _NONE, 2.5
+    )
     gaps = np.linalg.norm(centres[:, None, :] - found[None, :, :], axis=2)
     lowest = centres[:, 1] > 80.0 + RADIUS
     assert np.all(gaps[lowest].min(axis=1) < 0.3 * RADIUS), found
@@ -208,3 +212,39 @@ def test_a_sleeve_over_the_cloth_is_no_ball(preset: str) -> None:
     rows, _ = match(scene, found)
     assert len(rows) == 1
     assert len(found) == 1, f"{len(found) - 1} false balls along the sleeve"
+
+
+def _capsule(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """(160, 240) mask of a ball smeared from `start` to `end` (a motion-blurred ball)."""
+    mask = np.zeros((160, 240), np.uint8)
+    for t in np.linspace(0.0, 1.0, 9):
+        u, v = start + t * (end - start)
+        cv2.circle(mask, (round(u), round(v)), round(RADIUS), 1, -1)
+    return mask
+
+
+def _sideways(xy: np.ndarray, towards: np.ndarray) -> np.ndarray:
+    """Touching distance (px) of a view that foreshortens the vertical to 1.2 radii and
+    keeps two radii across (`vision.separate.TouchingPx`)."""
+    direction = (towards - xy) / np.maximum(np.linalg.norm(towards - xy, axis=1)[:, None], 1e-9)
+    scale = np.array([2.0, 1.2]) * RADIUS
+    gap: np.ndarray = 1.0 / np.linalg.norm(direction / scale, axis=1)
+    return gap
+
+
+@pytest.mark.parametrize(
+    ("touching", "expected"),
+    [(None, 2), (_sideways, 1)],
+    ids=["shortest_distance", "distance_in_direction"],
+)
+def test_touching_distance_is_taken_in_the_direction_of_the_neighbour(
+    touching: object, expected: int
+) -> None:
+    """A ball smeared sideways by 1.3 radii in a view that foreshortens the vertical: by the
+    shortest touching distance (1.2 radii) its two ends may be two balls; sideways balls
+    touch two radii apart, so it is one."""
+    region = _region(_capsule(np.array([113.5, 80.0]), np.array([126.5, 80.0])))
+    region = replace(region, separation=np.full(region.radius.shape, 1.2, np.float32))
+    crowds = Crowds(crowded(region)[0], outline_votes(region, 2.5), touching)  # type: ignore[arg-type]
+    found = crowd_centres(region, crowds, _NONE, 2.5)
+    assert len(found) == expected, found
