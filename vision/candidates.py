@@ -35,6 +35,9 @@ class SearchRegion:
             in ball radii (`vision.cloth.TableView.separation`); None: 2 (seen from above).
         valid: (H, W) uint8 1 where a ball's pixels may lie (`vision.cloth.TableView.valid`;
             0 past the table's border only); None: everywhere.
+        radius_median: the `radius` array and its `median_radius`, when already known (a
+            searcher that sees the same windows again); used only while `radius` is that
+            very array, so a region made from this one with other radii recomputes it.
     """
 
     image: NDArray[np.uint8]
@@ -46,6 +49,7 @@ class SearchRegion:
     threshold: float
     separation: NDArray[np.float32] | None = None
     valid: NDArray[np.uint8] | None = None
+    radius_median: tuple[NDArray[np.float32], float] | None = None
 
 
 def sample(image: NDArray[np.generic], points: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -59,11 +63,12 @@ def sample_uv(
     """`sample` with u and v given apart, broadcast against each other (a patch grid's
     (K, 1, S) columns and (K, S, 1) rows cost S, not S * S, roundings)."""
     height, width = image.shape[:2]
-    u = np.round(us).astype(np.int64)
-    v = np.round(vs).astype(np.int64)
-    inside = (u >= 0) & (u < width) & (v >= 0) & (v < height)
+    u = np.rint(us).astype(np.int64)
+    v = np.rint(vs).astype(np.int64)
     # np.minimum/np.maximum: np.clip's per-call overhead dominates on these small arrays.
     rows, cols = np.minimum(np.maximum(v, 0), height - 1), np.minimum(np.maximum(u, 0), width - 1)
+    # A point is inside exactly when clamping left it where it was.
+    inside = (cols == u) & (rows == v)
     values = image[rows, cols].astype(np.float64)
     mask = inside if values.ndim == inside.ndim else inside[..., None]
     out: NDArray[np.float64] = values * mask
@@ -122,8 +127,17 @@ def _suppress_one_by_one(
 
 def median_radius(region: SearchRegion) -> float:
     """The median expected ball radius over the region's pixels (those with one), px; NaN
-    when none has: `np.median` without its per-call checks."""
-    radii = region.radius[region.radius > 0]
+    when none has."""
+    known = region.radius_median
+    if known is not None and known[0] is region.radius:
+        return known[1]
+    return median_of_radii(region.radius)
+
+
+def median_of_radii(radius: NDArray[np.float32]) -> float:
+    """`np.median` of the positive values of a radius map, without its per-call checks; NaN
+    when there are none."""
+    radii = radius[radius > 0]
     count = len(radii)
     if count == 0:
         return float("nan")
@@ -356,7 +370,7 @@ def map_at(
     """Values of a (H, W) map at (K, 2) points, nearest pixel, clamped to the map: (K,), or
     (K, C) for an (H, W, C) map."""
     height, width = image.shape[:2]
-    u = np.minimum(np.maximum(np.round(xy[:, 0]).astype(np.int64), 0), width - 1)
-    v = np.minimum(np.maximum(np.round(xy[:, 1]).astype(np.int64), 0), height - 1)
-    values: NDArray[np.float64] = image[v, u].astype(np.float64)
+    # One rounding and one clamp for both columns: this runs many times a frame on few points.
+    uv = np.minimum(np.maximum(np.rint(xy).astype(np.int64), 0), (width - 1, height - 1))
+    values: NDArray[np.float64] = image[uv[:, 1], uv[:, 0]].astype(np.float64)
     return values

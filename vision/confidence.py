@@ -62,28 +62,27 @@ def confidence(
     outline) times how free the ring just outside it is (cloth, or other balls): inside a
     hand or an arm, the ring is foreground all round.
     """
-    inner_radii = np.array([0.2, 0.45, 0.7, 0.85])
     inner = (
         xy[:, None, None, :]
-        + (radius[:, None, None, None] * inner_radii[None, :, None, None])
+        + (radius[:, None, None, None] * _INNER_RADII[None, :, None, None])
         * DIRECTIONS[None, None, :, :]
     )
     covered = sample(region.foreground, inner)
     coverage = covered[:, :3].mean(axis=(1, 2))
     # A ball fills its disc out to the rim in every direction; the end of a cue, a finger or
     # a chalk's edge fills only a sector of it.
-    rim = np.clip((covered[:, 3].mean(axis=1) - 0.5) / 0.4, 0.0, 1.0)
+    rim = _unit_clip((covered[:, 3].mean(axis=1) - 0.5) / 0.4)
 
-    scales = np.array([0.85, 0.95, 1.05])
     outline = (
         xy[:, None, None, :]
-        + (radius[:, None, None, None] * scales[None, :, None, None]) * DIRECTIONS[None, None, :, :]
+        + (radius[:, None, None, None] * _OUTLINE_SCALES[None, :, None, None])
+        * DIRECTIONS[None, None, :, :]
     )
     radial = np.abs(np.sum(sample(region.gradient, outline) * DIRECTIONS[None, None, :, :], axis=3))
     outline_share = np.mean(radial.max(axis=1) > edge_gradient, axis=1)
     # Only a disc that is mostly cloth-coloured inside may be a ball by its outline alone
     # (a green ball on green cloth); a foreground blob must fill its disc to the rim.
-    by_outline = np.clip(outline_share * 1.25, 0.0, 1.0) * 0.9
+    by_outline = _unit_clip(outline_share * 1.25) * 0.9
     # A blob that does not reach its rim (a white ball whose shaded side is the grey of the
     # cloth) may still be a ball if its outline is round nearly all the way (a cue's two
     # straight edges give well under this share).
@@ -97,7 +96,9 @@ def confidence(
     # Only clearly foreground counts against a ball: real balls sit in a soft halo of shadow
     # and blur that is just over the threshold; a hand or an arm is far over it.
     occupied = sample(region.distance, ring) > 1.5 * region.threshold
-    gaps = np.linalg.norm(ring[:, :, None, :] - xy[None, None, :, :], axis=3)
+    # np.linalg.norm's sum of squares and root, without its per-call checks.
+    offsets = ring[:, :, None, :] - xy[None, None, :, :]
+    gaps = np.sqrt(np.add.reduce(offsets * offsets, axis=3))
     # Only a neighbour that could be a real ball (as far as touching balls' centres are
     # there, less a little: balls do not overlap) explains foreground in the ring; a chain
     # of candidates along a cushion face or an arm does not explain itself.
@@ -105,10 +106,23 @@ def confidence(
     possible = apart >= 0.9 * touching_gap(region, xy)[:, None]
     explained = np.any((gaps < 1.2 * radius[None, None, :]) & possible[:, None, :], axis=2)
     free = np.mean(~occupied | explained, axis=1)
-    ring_score = np.clip((free - min_free_ring) / (1.0 - min_free_ring) * 2.0, 0.0, 1.0)
+    ring_score = _unit_clip((free - min_free_ring) / (1.0 - min_free_ring) * 2.0)
     # A ball mostly hidden behind nearer ones shows too little to be named or placed well.
-    seen = np.clip((visible_share(xy, radius) - 0.5) / 0.2, 0.0, 1.0)
+    seen = _unit_clip((visible_share(xy, radius) - 0.5) / 0.2)
     return evidence * ring_score * seen, coverage
+
+
+_INNER_RADII = np.array([0.2, 0.45, 0.7, 0.85])
+"""Radii, as shares of the ball's, of the circles sampled for the disc's coverage (the last
+one is the rim)."""
+_OUTLINE_SCALES = np.array([0.85, 0.95, 1.05])
+"""Radii, as shares of the ball's, sampled for the outline's edge."""
+
+
+def _unit_clip(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """`np.clip(values, 0, 1)` (same values, NaN stays NaN) without its per-call overhead."""
+    clipped: NDArray[np.float64] = np.minimum(np.maximum(values, 0.0), 1.0)
+    return clipped
 
 
 def visible_share(xy: NDArray[np.float64], radius: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -119,10 +133,17 @@ def visible_share(xy: NDArray[np.float64], radius: NDArray[np.float64]) -> NDArr
     mine, theirs = radius[:, None], radius[None, :]
     front = (theirs > mine) & (apart < 0.95 * (mine + theirs))
     np.fill_diagonal(front, False)
+    if not front.any():
+        # Nothing in front of anything (seen from above, or balls apart): no lens to add up.
+        return _unit_clip(1.0 - np.zeros(len(xy)) / (np.pi * radius * radius))
     # The lens where two circles of radii a and b at distance d overlap.
     d = np.maximum(apart, np.abs(theirs - mine) + 1e-9)
-    cos_a = np.clip((d * d + mine * mine - theirs * theirs) / (2.0 * d * mine), -1.0, 1.0)
-    cos_b = np.clip((d * d + theirs * theirs - mine * mine) / (2.0 * d * theirs), -1.0, 1.0)
+    cos_a = np.minimum(
+        np.maximum((d * d + mine * mine - theirs * theirs) / (2.0 * d * mine), -1.0), 1.0
+    )
+    cos_b = np.minimum(
+        np.maximum((d * d + theirs * theirs - mine * mine) / (2.0 * d * theirs), -1.0), 1.0
+    )
     kite = (-d + mine + theirs) * (d + mine - theirs) * (d - mine + theirs) * (d + mine + theirs)
     lens = (
         mine * mine * np.arccos(cos_a)
@@ -130,5 +151,5 @@ def visible_share(xy: NDArray[np.float64], radius: NDArray[np.float64]) -> NDArr
         - 0.5 * np.sqrt(np.maximum(kite, 0.0))
     )
     hidden = np.sum(np.where(front, lens, 0.0), axis=1) / (np.pi * radius * radius)
-    share: NDArray[np.float64] = np.clip(1.0 - hidden, 0.0, 1.0)
+    share = _unit_clip(1.0 - hidden)
     return share

@@ -26,6 +26,7 @@ from calibration.io import Calibration
 from vision.candidates import (
     SearchRegion,
     map_at,
+    median_of_radii,
     outline_peaks,
 )
 from vision.cloth import ClothModel, TableView, distance_along, with_static_edges
@@ -48,6 +49,10 @@ from vision.memory import (
 from vision.mosaic import Box, Mosaic, merge_boxes, pack
 from vision.shading import channel_edge_skip, with_channel_edges
 from vision.types import NUM_CLASSES, Detections, Frame
+
+_MEDIANS_KEPT = 64
+"""Window layouts whose median radius the detector remembers (hinted windows move with the
+balls: most layouts are seen once)."""
 
 
 class BallDetector:
@@ -76,6 +81,7 @@ class BallDetector:
         # The per-pixel masks every search gathers, stacked so one pass gathers them all.
         self._masks = np.stack([view.valid, view.edge_band, self._ones, view.centre_valid])
         self._maps: tuple[ClothModel, NDArray[np.float32]] | None = None
+        self._medians: dict[bytes, float] = {}
         self._bounds = view.bounds()
         self.identifier = Identifier(self.config.identifier)
         self.cloth: ClothModel | None = None
@@ -357,7 +363,19 @@ class BallDetector:
             # the cloth's colour): there, letting blobs at it be split kept real overhead
             # test-split precision at 0.976 instead of 0.865.
             np.maximum(valid, 1 - ones) if self.view.camera is not None else None,
+            (radius, self._median_radius(mosaic, radius)),
         )
+
+    def _median_radius(self, mosaic: Mosaic, radius: NDArray[np.float32]) -> float:
+        """The median ball radius over a mosaic's pixels, remembered per layout of windows
+        (the whole table's is the same at every full search)."""
+        key = mosaic.frame_boxes.tobytes() + mosaic.origins.tobytes()
+        median = self._medians.get(key)
+        if median is None:
+            if len(self._medians) >= _MEDIANS_KEPT:
+                self._medians.clear()
+            median = self._medians[key] = median_of_radii(radius)
+        return median
 
     def _assemble(self, balls: Remembered) -> Detections:
         if len(balls) == 0:
