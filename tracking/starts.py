@@ -59,8 +59,13 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         k = self._fit_frames
         ready = [(b, n) for b, n in self._pending_starts if self._history.count >= n + k]
         self._pending_starts = [s for s in self._pending_starts if s not in ready]
-        events = []
+        events: list[Event] = []
         for ball, detected in ready:
+            if ball == CUE and any(e.kind == EventKind.STRIKE for e in events):
+                # A start of this batch already found the stroke (one out of sight, from the
+                # balls it set off): the cue ball's own start is that stroke, rolling on, not
+                # a new one from where it was last seen.
+                continue
             events += self._explain_start(ball, detected, k)
         return events + self._confirm_disturbances()
 
@@ -202,16 +207,28 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         it was last seen), a hidden stroke's for a cue ball found far along
         (`_cue_found_far`), None for a start to explain."""
         times, xy = seen
-        placed = self._put_down(ball, seen, float(np.linalg.norm(velocity)))
-        found = None if placed or ball != CUE else self._cue_found_far(times, xy)
+        speed = float(np.linalg.norm(velocity))
+        placed = self._put_down(ball, seen, speed)
+        found = None if placed or ball != CUE else self._cue_found_far(times, xy, speed)
         if found is not None:
             return found
         if not (placed or self._relocated(ball, seen, velocity)):
             return None
-        self._moving[ball] = False
+        # Found far away but rolling on while the shot's balls still roll: its track had
+        # lost it (or held a wrong sighting) and found it again mid-roll, as `_visibility`
+        # keeps a ball lost and found in a shot moving; it was not put down, nor struck anew.
+        self._moving[ball] = self._rolling_in_shot(ball, velocity)
         self._anchor[ball] = xy[np.flatnonzero(np.isfinite(xy[:, 0]))[-1]]
         self._anchor_weight[ball] = 1.0
         return []
+
+    def _rolling_in_shot(self, ball: int, velocity: FloatArray) -> bool:
+        """Whether ``ball`` moves at ``velocity`` (mm/s) during a shot whose other balls are
+        still rolling."""
+        others = self._alive & self._moving
+        others[ball] = False
+        speed = float(np.linalg.norm(velocity))
+        return self._in_shot and bool(others.any()) and speed >= self.config.start_min_speed_mm_s
 
     def _put_down(self, ball: int, seen: tuple[FloatArray, FloatArray], speed: float) -> bool:
         """Whether ``ball`` was found at rest far from its rest spot, soon after it was last

@@ -111,9 +111,14 @@ class HiddenStroke:
         latest = self._history.window(count - 1, count)[2]
         return bool(len(latest) and not np.isfinite(latest[0, CUE, 0]))
 
-    def _cue_found_far(self, times: FloatArray, cue_xy: FloatArray) -> list[Event] | None:
+    def _cue_found_far(
+        self, times: FloatArray, cue_xy: FloatArray, speed_mm_s: float
+    ) -> list[Event] | None:
         """The cue ball vanished from rest and is found far along while object balls leave:
-        the stroke and its first contact happened out of sight (`_hidden_stroke`)."""
+        the stroke and its first contact happened out of sight (`_hidden_stroke`). With no
+        ball seen leaving, a cue ball found rolling at a stroke's speed was still struck
+        when it vanished (its first contact is told by the ball it meets, or was never seen:
+        a ball sent at once into a pocket); found slower, it may have been put there."""
         seen = np.flatnonzero(np.isfinite(cue_xy[:, 0]))
         if self._in_shot or not len(seen) or not np.isfinite(self._anchor[CUE, 0]):
             return None
@@ -123,10 +128,16 @@ class HiddenStroke:
         if last is None or not (1.5 * self._dt < found_s - last <= _VANISH_S) or not far:
             return None
         leaving = self._left_since(last)
-        if not leaving:
+        if leaving:
+            detected, ball = min(leaving)
+            return self._hidden_stroke(ball, detected, found_s - self._dt)
+        if speed_mm_s < self.config.strike_min_speed_mm_s:
             return None
-        detected, ball = min(leaving)
-        return self._hidden_stroke(ball, detected, found_s - self._dt)
+        self._in_shot = True
+        self._quiet_since = None
+        self._moving[CUE] = True
+        t_strike = min(last + 0.5 * self._dt, found_s)
+        return [Event(self._frame_of(t_strike), t_strike, EventKind.STRIKE, (CUE,), confidence=0.6)]
 
     def _left_since(self, since_s: float) -> list[tuple[int, int]]:
         """(push of the first displaced sighting, ball) of each object ball that began to

@@ -116,3 +116,23 @@ def test_a_struck_cue_ball_caught_once_then_lost_is_struck_from_its_rest_spot(
     strikes = [e for e in events if e.kind == EventKind.STRIKE]
     assert len(strikes) == 1, events
     assert strikes[0].time_s == pytest.approx(0.2, abs=1.5 / truth.fps)
+
+
+@pytest.mark.parametrize("wrong_s", [0.4, 0.6], ids=["short", "long"])
+def test_a_rolling_cue_ball_found_again_after_a_wrong_sighting_is_not_struck_again(
+    wrong_s: float,
+) -> None:
+    """Mid-shot, the cue ball's track holds a wrong sighting at a fixed spot (taken for a
+    rest there) and then finds the real ball again, still rolling far away while the 3 rolls
+    too: it was found, not put down and struck anew; the shot goes on (f2_broadcast break
+    with the real detector: a second strike at frame 155 split the break's shot in two)."""
+    truth = simulate({0: (400.0, 600.0), 3: (1000.0, 640.0)}, [(0.2, 0, (3000.0, 0.0))], 3.0)
+    xy = truth.xy_mm.copy()
+    first = round(0.6 * truth.fps)
+    xy[first : first + round(wrong_s * truth.fps), 0] = (300.0, 300.0)
+    detector = EventDetector(TABLE)
+    wrong = Truth(truth.time_s, xy, truth.events, truth.fps)
+    events = [e for ts in _tracksets_seen(wrong, {}) for e in detector.update(ts)]
+    strikes = [e for e in events if e.kind == EventKind.STRIKE]
+    assert len(strikes) == 1, events
+    assert not [e for e in events if e.kind == EventKind.SHOT_END and e.time_s < 2.0], events

@@ -61,3 +61,37 @@ def test_hidden_stroke_whose_ball_is_seen_once_then_lost(hidden_again: bool) -> 
     assert len(strikes) == 1 and abs(strikes[0].time_s - 0.2) < 1.5 * frame, run.events
     facts = facts_from_events(run.events, [3, 5], is_break=False)
     assert facts["first_object_ball_contacted"] == 3, run.events
+
+
+@pytest.mark.parametrize("hidden_frames", [3, 4, 5], ids=str)
+def test_a_cue_ball_seen_leaving_once_then_hidden_is_struck_once(hidden_frames: int) -> None:
+    """The cue ball is seen once just displaced after the stroke, then out of sight until
+    some frames after it met the 1: the hidden stroke found from the 1's start takes the
+    cue ball's own start, which must not end the shot with a second strike from the spot
+    of that one sighting (s2_corner break with the real detector: a strike at frame 78
+    split the break's shot in two)."""
+    positions = {0: (700.0, 640.0), 1: (1500.0, 640.0), 5: (1000.0, 1100.0)}
+    truth = simulate(positions, [(0.2, 0, (4000.0, 0.0))], 1.5)
+    contact = next(e for e in truth.events if e.kind == EventKind.BALL_BALL)
+    frame = 1.0 / truth.fps
+    hidden = (0, 0.2 + 1.5 * frame, contact.time_s + hidden_frames * frame)
+    run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=(hidden,)), seed=6)
+    strikes = [e for e in run.events if e.kind == EventKind.STRIKE]
+    ends = [e for e in run.events if e.kind == EventKind.SHOT_END]
+    assert len(strikes) == 1 and abs(strikes[0].time_s - 0.2) < 2.0 * frame, run.events
+    assert all(e.time_s > 1.0 for e in ends), ends
+
+
+@pytest.mark.parametrize("fps", [30.0, 60.0], ids=["30fps", "60fps"])
+def test_a_cue_ball_found_rolling_off_a_cushion_was_struck_when_it_vanished(fps: float) -> None:
+    """The cue ball vanishes as it is struck into the cushion beside it and is found
+    rolling back out, with no ball seen leaving (the one it met went straight down unseen):
+    its path does not lead back to its spot, yet it was struck when it vanished, not put
+    down (broadcast_pushout shot 4 with the real detector: strike 8 frames late)."""
+    positions = {0: (700.0, 150.0), 5: (1800.0, 1000.0)}
+    truth = simulate(positions, [(0.5, 0, (-1200.0, -2500.0))], 1.5, fps)
+    frame = 1.0 / fps
+    hidden = (0, 0.5 + 0.5 * frame, 0.5 + 0.2)
+    run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=(hidden,)), seed=3)
+    strikes = [e for e in run.events if e.kind == EventKind.STRIKE]
+    assert len(strikes) == 1 and abs(strikes[0].time_s - 0.5) < 1.5 * frame, run.events
