@@ -139,19 +139,47 @@ def changed(
             as changed; raising it tolerates more flicker and misses more small moves.
     """
     out = np.ones(len(remembered), bool)
-    for k, ((u0, v0, u1, v1), patch) in enumerate(
-        zip(remembered.boxes.tolist(), remembered.patches, strict=True)
-    ):
-        now = image[v0:v1, u0:u1]
-        if now.shape != patch.shape or now.size == 0:
-            continue
-        both = cv2.absdiff(now, patch)
-        # Three-way maximum: a reduction over a length-3 axis costs far more.
-        difference = np.maximum(np.maximum(both[..., 0], both[..., 1]), both[..., 2])
-        smooth = cv2.blur(difference, (3, 3))
+    windows = [
+        (k, image[v0:v1, u0:u1], patch)
+        for k, ((u0, v0, u1, v1), patch) in enumerate(
+            zip(remembered.boxes.tolist(), remembered.patches, strict=True)
+        )
+    ]
+    windows = [(k, now, then) for k, now, then in windows if now.shape == then.shape and now.size]
+    if not windows:
+        return out
+    difference = _largest_difference([now for _, now, _ in windows], [t for _, _, t in windows])
+    top = 0
+    for k, now, _ in windows:
+        height, width = now.shape[:2]
+        # Each window blurred on its own (its own borders), as a view of the stacked rows.
+        smooth = cv2.blur(difference[top : top + height, :width], (3, 3))
+        top += height
         allowed = max_changed_share * smooth.size
         out[k] = int(np.count_nonzero(smooth > pixel_change)) > allowed
     return out
+
+
+def _largest_difference(
+    now: list[NDArray[np.uint8]], then: list[NDArray[np.uint8]]
+) -> NDArray[np.uint8]:
+    """The largest-channel absolute difference of pairs of (h_i, w_i, 3) windows, the pairs
+    stacked top to bottom (left-aligned) in one (sum h_i, max w_i) array: one pass for all
+    windows instead of one per window."""
+    height = sum(window.shape[0] for window in now)
+    width = max(window.shape[1] for window in now)
+    stacked_now = np.zeros((height, width, 3), np.uint8)
+    stacked_then = np.zeros((height, width, 3), np.uint8)
+    top = 0
+    for current, before in zip(now, then, strict=True):
+        rows, columns = current.shape[:2]
+        stacked_now[top : top + rows, :columns] = current
+        stacked_then[top : top + rows, :columns] = before
+        top += rows
+    both = cv2.absdiff(stacked_now, stacked_then)
+    # Three-way maximum: a reduction over a length-3 axis costs far more.
+    largest: NDArray[np.uint8] = np.maximum(np.maximum(both[..., 0], both[..., 1]), both[..., 2])
+    return largest
 
 
 def recall(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -126,3 +127,30 @@ def test_full_search_looks_only_where_the_table_changed() -> None:
     pairs = np.argmin(gaps, axis=1)
     assert np.array_equal(kept.label, fresh.label[pairs])
     assert np.min(np.linalg.norm(kept.xy_px - later.uv_px[2], axis=1)) < 0.6
+
+
+def _changed_one_by_one(image: np.ndarray, memory: Remembered, pixel_change: float) -> list[bool]:
+    """The definition of `changed`, window by window."""
+    out = []
+    for (u0, v0, u1, v1), patch in zip(memory.boxes.tolist(), memory.patches, strict=True):
+        both = np.abs(image[v0:v1, u0:u1].astype(np.int16) - patch.astype(np.int16))
+        smooth = cv2.blur(both.max(axis=2).astype(np.uint8), (3, 3))
+        out.append(int(np.count_nonzero(smooth > pixel_change)) > 0.01 * smooth.size)
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2], ids=["seed0", "seed1", "seed2"])
+def test_windows_of_any_size_are_judged_each_on_its_own(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    before = rng.integers(0, 256, (60, 80, 3), dtype=np.uint8)
+    after = before.copy()
+    after[20:40, 30:50] = rng.integers(0, 256, (20, 20, 3), dtype=np.uint8)
+    xy = rng.uniform(0.0, 80.0, (9, 2)) * [1.0, 0.75]
+    half = rng.uniform(2.0, 15.0, 9)
+    boxes = window_boxes(xy, half, (0, 0, 80, 60))
+    memory = Remembered(
+        xy, np.ones(9), np.zeros((9, 5), np.float32), np.zeros(9), boxes, crop(before, boxes)
+    )
+    found = changed(after, memory, pixel_change=10.0, max_changed_share=0.01).tolist()
+    assert found == _changed_one_by_one(after, memory, 10.0)
+    assert not any(changed(before, memory, pixel_change=10.0, max_changed_share=0.01))
