@@ -4,7 +4,8 @@ Ten-ball has one ball of each number and one cue ball, so two detections cannot 
 2. `assign_identities` gives each detection a different class (the Hungarian assignment on
 -log p), `exclusive_probabilities` makes the probabilities agree with it (Sinkhorn balancing,
 then the assigned class made each row's top), `assignment_cost` is the likelihood of the
-best labelling, and `frame_fit_cost` how well a palette explains a frame.
+best labelling, `frame_fit_cost` how well a palette explains a frame, and `ruled_out` which
+balls a labelling must not force (a class their own reading rules out).
 """
 
 from __future__ import annotations
@@ -78,19 +79,51 @@ def frame_fit_cost(scores: NDArray[np.floating], outlier_nats: float) -> float:
     return float(labelled_costs(scores, outlier_nats).sum())
 
 
+def ruled_out(scores: NDArray[np.floating], margin_nats: float) -> NDArray[np.bool_]:
+    """(N,) balls the best one-per-class labelling of (N, 11) class log-likelihoods
+    (`vision.identify.class_scores`) leaves unlabelled, where leaving a ball out costs
+    `margin_nats` more than its own best class (none when the margin is infinite).
+
+    A detection that is not a ball can look like one (a white blob read as the cue ball, a
+    patch of cloth as the green 6): forcing one ball per class then pushes the real ball
+    onto whatever number is left, one its colour rules out. Such a ball is better left with
+    its own reading, for the tracker to settle by where the balls go.
+    """
+    count = len(scores)
+    if count == 0 or not np.isfinite(margin_nats):
+        return np.zeros(count, bool)
+    best = np.argmax(scores, axis=1)
+    if count <= NUM_CLASSES and len(np.unique(best)) == count:
+        return np.zeros(count, bool)  # every ball takes its own best class
+    cost = np.nan_to_num(-np.asarray(scores, np.float64), nan=1e6, posinf=1e6, neginf=-1e6)
+    leave = np.repeat((cost.min(axis=1) + margin_nats)[:, None], count, axis=1)
+    rows, cols = linear_sum_assignment(np.hstack([cost, leave]))
+    out = np.zeros(count, bool)
+    out[rows[cols >= NUM_CLASSES]] = True
+    return out
+
+
 def exclusive_probabilities(
-    class_prob: NDArray[np.floating], iterations: int = 12
+    class_prob: NDArray[np.floating],
+    iterations: int = 12,
+    left_out: NDArray[np.bool_] | None = None,
 ) -> NDArray[np.float32]:
     """(N, 11) probabilities consistent with one ball per class.
 
     Sinkhorn balancing makes every class's column sum to at most one ball; then, where the
     frame's best one-to-one assignment disagrees with a row's most probable class, that row's
-    two values are swapped so its top class is the assigned one. Rows sum to 1.
+    two values are swapped so its top class is the assigned one. Rows sum to 1. Rows marked
+    in the (N,) `left_out` (`ruled_out`) keep their own probabilities and take no part.
     """
     prob = np.asarray(class_prob, np.float64) + 1e-6
     count = len(prob)
     if count == 0:
         return np.zeros((0, NUM_CLASSES), np.float32)
+    if left_out is not None and left_out.any():
+        own = prob / prob.sum(axis=1, keepdims=True)
+        if not left_out.all():
+            own[~left_out] = exclusive_probabilities(class_prob[~left_out], iterations)
+        return np.asarray(own, dtype=np.float32)
     square = _padded(prob / prob.sum(axis=1, keepdims=True))
     for _ in range(iterations):
         square /= square.sum(axis=1, keepdims=True)

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from vision.adapt import PaletteVote, frame_leaning
 from vision.assignment import assign_identities as assign_identities
-from vision.assignment import assignment_cost, frame_fit_cost
+from vision.assignment import assignment_cost, frame_fit_cost, ruled_out
 from vision.assignment import exclusive_probabilities as exclusive_probabilities
 from vision.balance import white_balance_gains as white_balance_gains
 from vision.ball_features import FEATURES as FEATURES
@@ -150,8 +150,11 @@ class Identifier:
     def probabilities(self, features: NDArray[np.float32]) -> NDArray[np.float32]:
         """(N, 11) class probabilities of N balls from their (N, F) features (consistent
         across the frame when the config says `exclusive`)."""
-        prob = self.independent(features)
-        return exclusive_probabilities(prob) if self.config.exclusive else prob
+        prob, scores = self._chosen(features)
+        if not self.config.exclusive:
+            return prob
+        left_out = ruled_out(scores, self.config.unassigned_nats)
+        return exclusive_probabilities(prob, left_out=left_out)
 
     def independent(self, features: NDArray[np.float32]) -> NDArray[np.float32]:
         """(N, 11) per-ball probabilities, ignoring the other balls; with several palettes,
@@ -159,20 +162,30 @@ class Identifier:
         (each ball's capped leaning) is enough, that palette; before that, the one under
         which the best one-per-class labelling of the frame's sharp balls is likelier
         (`IdentifierConfig.palette_comparison`)."""
+        return self._chosen(features)[0]
+
+    def _chosen(
+        self, features: NDArray[np.float32]
+    ) -> tuple[NDArray[np.float32], NDArray[np.float64]]:
+        """`independent`'s (N, 11) probabilities and the (N, 11) class scores they are of."""
         sharp = ~smeared_rows(features, self.config)
         scores = self._scores(features)
         if len(scores) == 1:
-            return softmax(scores[0])
+            return softmax(scores[0]), scores[0]
         config = self.config
         outlier = config.palette_outlier_nats
-        leaning = frame_leaning(scores[0][sharp], scores[1][sharp], outlier)
-        self.vote = self.vote.updated(leaning, config.palette_evidence, config.palette_frame_cap)
+        if np.isfinite(config.palette_evidence):
+            leaning = frame_leaning(scores[0][sharp], scores[1][sharp], outlier)
+            self.vote = self.vote.updated(
+                leaning, config.palette_evidence, config.palette_frame_cap
+            )
         probs = [softmax(score) for score in scores]
         if config.palette_comparison == "likelihood":
             frame_costs = np.array([frame_fit_cost(s[sharp], outlier) for s in scores])
         else:
             frame_costs = np.array([assignment_cost(prob[sharp]) for prob in probs])
-        return probs[self.vote.choice(frame_costs)]
+        choice = self.vote.choice(frame_costs)
+        return probs[choice], scores[choice]
 
     def _scores(self, features: NDArray[np.float32]) -> list[NDArray[np.float64]]:
         """(N, 11) class scores under each palette; the rim-mixed colour costs are worked

@@ -80,6 +80,23 @@ class IdentifierConfig:
             and in the clip's vote (`vision.adapt.frame_leaning`): a detection that fits no
             class of either set (a motion streak, a patch of cloth taken for a ball) counts
             at most this.
+        unassigned_nats: how much worse than its own best class (nats of class score) a ball
+            may be labelled by the frame's one-per-class assignment; a ball that would be
+            forced further is left with its own probabilities instead
+            (`vision.assignment.ruled_out`), so a false detection that looks like a ball (a
+            white blob taken for the cue ball, a cloth patch for the green 6) does not
+            push the real ball onto a number its colour rules out. Lowering it leaves more
+            balls out (duplicate names for the tracker to settle); inf: every ball is
+            forced, as before. Measured at detection level (real detector, truth-matched
+            balls, `tests/benchmarks/eval_identify.py`, inf -> 12): fresh clips 0.924 ->
+            0.948 (f2_broadcast 0.876 -> 0.972, f1_corner 0.929 -> 0.954), sample clips
+            0.985 -> 0.987, 96 random rendered scenes 0.953 -> 0.954. Live (review, real
+            detector, at 6db2e7b): sample clips 21/26 calls both, switches 76 -> 66
+            (corner_offtable 22 -> 12), identity equal (lip_stay 99.32 -> 99.22 %,
+            offtable 98.27 -> 98.37 %); fresh clips 14/20 calls both, f2_broadcast 97.7 ->
+            98.1 % (switches 14 -> 9), f1_corner 98.8 -> 98.9 % (12 -> 6), s2_corner 90.0 ->
+            93.6 % but switches 42 -> 60 (its 4, wrong for 650 frames, now right with
+            flickers), s1, s3, f3 unchanged.
     """
 
     palette: str = "auto"
@@ -100,6 +117,7 @@ class IdentifierConfig:
     palette_frame_cap: float = 4.0
     palette_comparison: str = "posterior"
     palette_outlier_nats: float = 4.0
+    unassigned_nats: float = 12.0
 
     def __post_init__(self) -> None:
         if self.palette_comparison not in ("posterior", "likelihood"):

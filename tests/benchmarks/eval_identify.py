@@ -15,7 +15,9 @@ Run:
 
 Measured 2026-11-30 (every 12th/15th frame, default config at dcf2fcb): fresh clips 0.924
 (s2_corner 0.830, f1_corner 0.929, f2_broadcast 0.876, s1 0.930, s3 0.999, f3 0.992), sample
-clips 0.985; with ``palette_comparison='likelihood'`` 0.936 and 0.987.
+clips 0.985; with ``palette_comparison='likelihood'`` 0.936 and 0.987. Balls no longer forced
+onto a number their colour rules out (``unassigned_nats`` inf -> 12, same recordings): fresh
+0.924 -> 0.948 (f2_broadcast 0.876 -> 0.972, f1_corner 0.929 -> 0.954), samples 0.985 -> 0.987.
 """
 
 from __future__ import annotations
@@ -144,6 +146,14 @@ def replay(records: list[dict[str, Any]], config: IdentifierConfig) -> float:
     return overall
 
 
+def _value(text: str) -> Any:
+    """A config value: a Python literal, or "inf" / "-inf"."""
+    try:
+        return ast.literal_eval(text)
+    except ValueError:
+        return float(text)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -162,7 +172,7 @@ def main() -> int:
         temporary.replace(args.out)
         return 0
     fields = {
-        pair.split("=")[0].strip(): ast.literal_eval(pair.split("=", 1)[1].strip())
+        pair.split("=")[0].strip(): _value(pair.split("=", 1)[1].strip())
         for pair in args.config.split(",")
         if pair.strip()
     }

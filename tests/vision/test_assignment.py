@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from vision.assignment import frame_fit_cost
+from vision.assignment import exclusive_probabilities, frame_fit_cost, ruled_out
 from vision.types import NUM_CLASSES
 
 
@@ -46,3 +46,53 @@ def test_fit_cost_is_bounded_by_leaving_every_ball_out(scores: np.ndarray, outli
     cost = frame_fit_cost(scores, outlier)
     assert 0.0 <= cost <= outlier * len(scores) + 1e-9
     assert frame_fit_cost(scores, outlier + 1.0) >= cost - 1e-9
+
+
+def _cue_frame() -> np.ndarray:
+    """Class scores of a frame with two cue-like detections (the cue ball and a white blob)
+    and a blue 2; no 10 among them."""
+    scores = np.full((3, NUM_CLASSES), -25.0)
+    scores[0, 0] = -1.4  # the cue ball, its rim shaded
+    scores[1, 0] = -1.1  # a white blob, all white
+    scores[2, [2, 10]] = [-0.3, -2.0]  # the 2, the 10 a stripe's cost away
+    scores[:, 10] = np.maximum(scores[:, 10], -12.0)  # white balls are nearest the 10
+    return scores
+
+
+def test_a_ball_is_not_forced_onto_a_number_its_colour_rules_out() -> None:
+    left = ruled_out(_cue_frame(), 8.0)
+    # One of the two white detections keeps its own reading rather than become the 10.
+    assert left.sum() == 1 and not left[2]
+    assert not ruled_out(_cue_frame(), np.inf).any()
+    # Forcing within the margin stays: the 10 costs 12 - 1.4 < 20 more than the cue.
+    assert not ruled_out(_cue_frame(), 20.0).any()
+
+
+def test_a_ball_left_out_keeps_its_own_probabilities() -> None:
+    prob = np.exp(_cue_frame())
+    prob /= prob.sum(axis=1, keepdims=True)
+    forced = exclusive_probabilities(prob)
+    assert sorted(np.argmax(forced, axis=1).tolist()) == [0, 2, 10]
+    left = ruled_out(_cue_frame(), 8.0)
+    kept = exclusive_probabilities(prob, left_out=left)
+    assert np.argmax(kept, axis=1).tolist() == [0, 0, 2]
+    assert np.allclose(kept[left], prob[left], atol=1e-4)
+    assert np.allclose(kept.sum(axis=1), 1.0, atol=1e-5)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    arrays(
+        np.float64, st.tuples(st.integers(0, 14), st.just(NUM_CLASSES)), elements=st.floats(-30, 0)
+    ),
+    st.floats(0.0, 20.0),
+)
+def test_balls_left_out_are_those_forced_far_from_their_best(
+    scores: np.ndarray, margin: float
+) -> None:
+    left = ruled_out(scores, margin)
+    assert left.shape == (len(scores),)
+    # Every ball past the eleventh must be left out; with a margin wider than any score
+    # difference (30 here), no other ball is.
+    assert (~left).sum() <= NUM_CLASSES
+    assert ruled_out(scores, 31.0).sum() == max(len(scores) - NUM_CLASSES, 0)

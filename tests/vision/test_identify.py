@@ -156,3 +156,18 @@ def test_a_frame_of_one_set_is_named_with_that_set(comparison: str) -> None:
         identifier = Identifier(IdentifierConfig(palette_comparison=comparison))
         pixels = [ball_pixels(b, palette, WHITE_SHOWN.get(b, 0.05), b) for b in range(11)]
         assert list(np.argmax(identifier.identify(pixels), axis=1)) == list(range(11))
+
+
+@pytest.mark.parametrize("margin", [12.0, np.inf], ids=["left-out", "forced"])
+def test_a_white_blob_does_not_push_the_cue_ball_onto_a_number(margin: float) -> None:
+    """A frame of the cue ball and 1..9 plus an all-white blob (no 10): both white
+    detections read as the cue ball; forcing one per class would make one of them the 10."""
+    pixels = [ball_pixels(b, "standard", WHITE_SHOWN.get(b, 0.05), b) for b in range(10)]
+    blob = np.full((300, 3), 238, np.uint8)
+    identifier = Identifier(IdentifierConfig(unassigned_nats=margin))
+    named = np.argmax(identifier.identify([*pixels, blob]), axis=1).tolist()
+    assert named[1:10] == list(range(1, 10))
+    if np.isfinite(margin):
+        assert named[0] == named[10] == 0
+    else:
+        assert sorted([named[0], named[10]]) == [0, 10]
