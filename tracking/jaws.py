@@ -261,7 +261,7 @@ def hole_gap_mm(table: TableSpec, xy_mm: FloatArray, pocket_xy_mm: tuple[float, 
     return max(0.0, local_y + SIDE_SHELF_MM)
 
 
-def in_jaws(table: TableSpec, xy_mm: FloatArray) -> NDArray[np.bool_]:
+def in_jaws(table: TableSpec, xy_mm: FloatArray, slack_mm: float = 0.0) -> NDArray[np.bool_]:
     """(N,) whether each centre lies in a pocket's jaws: past a corner pocket's mouth line
     (jaw tip to jaw tip, across the corner at 45 degrees), or past the cushion line between
     a side pocket's jaw tips. Only a ball on the lip or in the hole can be there: lost from
@@ -270,13 +270,14 @@ def in_jaws(table: TableSpec, xy_mm: FloatArray) -> NDArray[np.bool_]:
     Args:
         table: the table.
         xy_mm: (N, 2) ball centres, table mm.
+        slack_mm: how far beyond the mouth (past the jaw tips) still counts, mm.
     """
     xy = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
     length, width = table.length_mm, table.width_mm
     # Distances in from the nearest end (head/foot) and side cushion lines.
     in_x = np.minimum(xy[:, 0], length - xy[:, 0])
     in_y = np.minimum(xy[:, 1], width - xy[:, 1])
-    corner = in_x + in_y < table.corner_mouth_mm / math.sqrt(2.0)
-    side = (in_y < 0.0) & (np.abs(xy[:, 0] - 0.5 * length) < 0.5 * table.side_mouth_mm)
+    corner = in_x + in_y < table.corner_mouth_mm / math.sqrt(2.0) + math.sqrt(2.0) * slack_mm
+    side = (in_y < 0.0) & (np.abs(xy[:, 0] - 0.5 * length) < 0.5 * table.side_mouth_mm + slack_mm)
     result: NDArray[np.bool_] = np.isfinite(xy[:, 0]) & (corner | side)
     return result

@@ -45,7 +45,9 @@ def start_pending(
 ) -> None:
     """Decide, when ``balls`` are first lost, whether each may be dropping (its path runs
     into a pocket, or it was moving in a pocket's jaws: `jaws.in_jaws`) or leaving the
-    table (once: its last sighting does not change while it stays lost)."""
+    table (seen beyond a cushion line, outside the pocket mouths: on the cushion, even
+    when its path neared a pocket) (once: its last sighting does not change while it
+    stays lost)."""
     if len(balls) == 0:
         return
     state.lost_checked[balls] = True
@@ -56,6 +58,10 @@ def start_pending(
     rattling = in_jaws(table, xy) & (np.hypot(*velocity.T) > config.rest_speed_mm_s)
     pocket = np.where(rattling, np.maximum(pocket, 0), pocket)
     beyond = outside_distance_mm(table, xy) > config.off_table_margin_mm
+    # Seen beyond a cushion line away from any mouth (a radius of slack: a ball clipping a
+    # jaw tip), the ball was on the cushion: leaving the table, whatever pocket it neared.
+    over_cushion = beyond & ~in_jaws(table, xy, table.ball_radius_mm)
+    pocket = np.where(over_cushion, -1, pocket)
     state.pending[balls] = np.where(
         pocket >= 0, PENDING_POCKET, np.where(beyond, PENDING_OFF, PENDING_NONE)
     )

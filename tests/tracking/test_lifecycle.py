@@ -8,7 +8,7 @@ import pytest
 from tests.tracking.builders import TABLE
 from tracking.jaws import in_jaws
 from tracking.lifecycle import start_pending
-from tracking.track_state import PENDING_NONE, PENDING_POCKET, TrackState
+from tracking.track_state import PENDING_NONE, PENDING_OFF, PENDING_POCKET, TrackState
 from tracking.tracker_config import TrackerConfig
 
 L, W = TABLE.length_mm, TABLE.width_mm
@@ -63,6 +63,24 @@ def _lost(xy: tuple[float, float], velocity: tuple[float, float]) -> int:
     ids=["rattling-in-jaws", "resting-in-jaws", "leaving-near-mouth", "heading-in"],
 )
 def test_start_pending_drop_when_moving_in_the_jaws(
+    xy: tuple[float, float], velocity: tuple[float, float], want: int
+) -> None:
+    assert _lost(xy, velocity) == want
+
+
+@pytest.mark.parametrize(
+    ("xy", "velocity", "want"),
+    [
+        # Over the side cushion 110 mm from the side pocket, flying along it toward the pocket.
+        ((L / 2 + 110.0, -25.0), (-2500.0, -300.0), PENDING_OFF),
+        # Beyond the same cushion line inside the side pocket's mouth: dropping.
+        ((L / 2 + 30.0, -25.0), (-300.0, -2500.0), PENDING_POCKET),
+        # Over the foot cushion beside a corner's jaw, heading for the corner.
+        ((L + 25.0, 200.0), (500.0, -2500.0), PENDING_OFF),
+    ],
+    ids=["over-cushion-by-side-pocket", "in-side-mouth", "over-cushion-by-corner"],
+)
+def test_start_pending_off_the_table_over_a_cushion_beside_a_pocket(
     xy: tuple[float, float], velocity: tuple[float, float], want: int
 ) -> None:
     assert _lost(xy, velocity) == want
