@@ -265,7 +265,7 @@ def crowd_centres(
     rank = best_votes * shares + filled
     order = np.flatnonzero(usable)[np.argsort(-rank[usable], kind="stable")]
     placed, residual = _place(region, crowds, candidates[order], radius[order], cover[order])
-    return _explained(region, crowd, residual, placed)
+    return _explained(region, crowd, residual, placed, seeds)
 
 
 def _explained(
@@ -273,8 +273,10 @@ def _explained(
     crowd: NDArray[np.bool_],
     residual: NDArray[np.uint8],
     placed: NDArray[np.float64],
+    seeds: NDArray[np.float64],
 ) -> NDArray[np.float64]:
-    """(K, 2) the placed balls, less those beside a large unexplained piece of their blob.
+    """(K, 2) the placed balls, less those beside a large unexplained piece of their blob,
+    and the (S, 2) seeds left alone in a smaller one (`_lone_seeds`).
 
     A blob of touching balls is explained by their discs but for slivers between them (and
     a ball hidden behind nearer ones); a piece of at least `UNEXPLAINED_DISCS` discs that
@@ -289,15 +291,40 @@ def _explained(
     radius = np.maximum(map_at(region.radius, np.asarray(centroids, np.float64)), 1.0)
     large = stats[:, cv2.CC_STAT_AREA] >= UNEXPLAINED_DISCS * np.pi * radius * radius
     large[0] = False
-    if not large.any():
-        return placed
-    unexplained = large[piece].astype(np.uint8)
-    reach = UNEXPLAINED_REACH * map_at(region.radius, placed)
-    ring = placed[:, None, :] + reach[:, None, None] * DIRECTIONS[None]
-    beside = sample(unexplained, ring).max(axis=1, initial=0.0) > 0
-    beside |= map_at(unexplained, placed) > 0
-    kept: NDArray[np.float64] = placed[~beside]
-    return kept
+    kept = placed
+    if large.any():
+        unexplained = large[piece].astype(np.uint8)
+        reach = UNEXPLAINED_REACH * map_at(region.radius, placed)
+        ring = placed[:, None, :] + reach[:, None, None] * DIRECTIONS[None]
+        beside = sample(unexplained, ring).max(axis=1, initial=0.0) > 0
+        beside |= map_at(unexplained, placed) > 0
+        kept = placed[~beside]
+    lone = _lone_seeds(region, np.asarray(piece, np.int32), large, kept, seeds)
+    return np.vstack([kept, lone])
+
+
+def _lone_seeds(
+    region: SearchRegion,
+    piece: NDArray[np.int32],
+    large: NDArray[np.bool_],
+    kept: NDArray[np.float64],
+    seeds: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """(S', 2) of the (S, 2) seeds (distance-transform peaks) that lie in an unexplained
+    piece smaller than `UNEXPLAINED_DISCS` (labels `piece`, `large` per label), farther
+    from the (K, 2) kept balls than `GAP_SHARE` of a touching distance: a ball whose
+    outline the round tests miss (near the cloth's colour, blurred by motion) beside one
+    they place; the lone-ball search judges it (a dark ball touching another on a red cloth
+    was lost, or placed between the two)."""
+    if len(seeds) == 0:
+        return seeds
+    label = map_at(piece.astype(np.float32), seeds).astype(np.int64)
+    alone = (label > 0) & ~large[label]
+    if len(kept) and alone.any():
+        gaps = np.linalg.norm(seeds[:, None, :] - kept[None, :, :], axis=2)
+        alone &= np.all(gaps >= GAP_SHARE * touching_gap(region, seeds)[:, None], axis=1)
+    lone: NDArray[np.float64] = seeds[alone]
+    return lone
 
 
 def _vote_peaks(

@@ -248,3 +248,25 @@ def test_touching_distance_is_taken_in_the_direction_of_the_neighbour(
     crowds = Crowds(crowded(region)[0], outline_votes(region, 2.5), touching)  # type: ignore[arg-type]
     found = crowd_centres(region, crowds, _NONE, 2.5)
     assert len(found) == expected, found
+
+
+def test_a_faint_ball_beside_a_placed_one_keeps_its_seed() -> None:
+    """A ball near the cloth's colour touching a clear one: less of it is foreground and
+    it shows no outline, so the round tests cannot place it; its distance peak, a touching
+    distance from the placed ball in a piece too small to be an arm, is kept for the
+    lone-ball search (a dark ball touching another on red cloth was lost)."""
+    clear, faint = np.array([100.0, 80.0]), np.array([100.0 + 2.0 * RADIUS, 80.0])
+    mask = np.zeros((160, 240), np.uint8)
+    cv2.circle(mask, (round(faint[0]), round(faint[1])), round(0.9 * RADIUS), 1, -1)
+    lightness = np.zeros((160, 240), np.float32)
+    cv2.circle(mask, (round(clear[0]), round(clear[1])), round(RADIUS), 1, -1)
+    cv2.circle(lightness, (round(clear[0]), round(clear[1])), round(RADIUS), 20.0, 2)
+    cv2.circle(lightness, (round(clear[0]), round(clear[1])), round(RADIUS) - 2, 60.0, -1)
+    region = _region(mask, lightness)
+    crowds = Crowds(crowded(region)[0], outline_votes(region, 2.5))
+    assert crowds.mask[80, 100], "the two make one crowded blob"
+    without = crowd_centres(region, crowds, _NONE, 2.5)
+    found = crowd_centres(region, crowds, faint[None], 2.5)
+    assert np.linalg.norm(without - faint, axis=1).min(initial=np.inf) > RADIUS, without
+    assert np.linalg.norm(found - faint, axis=1).min() < 0.3 * RADIUS, found
+    assert np.linalg.norm(found - clear, axis=1).min() < 0.3 * RADIUS, found
