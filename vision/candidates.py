@@ -232,8 +232,41 @@ def merge_candidates(
         return both
     radius = _radius_at(region, both)
     min_gap = TOUCHING_SHARE * np.minimum(touching_gap(region, both), 2.0 * radius)
-    keep = np.ones(len(both), bool)
+    if len(both) > _PAIRWISE_LIMIT:
+        keep = _merge_one_by_one(region, both, len(first), radius, min_gap)
+        return both[keep]
+    # All pairs at once, then the greedy pass over plain Python lists.
+    gaps = np.hypot(both[None, :, 0] - both[:, None, 0], both[None, :, 1] - both[:, None, 1])
+    rows, radii, min_gaps = gaps.tolist(), radius.tolist(), min_gap.tolist()
+    kept = list(range(len(first)))
     for index in range(len(first), len(both)):
+        if not kept:
+            kept.append(index)
+            continue
+        row = rows[index]
+        nearest = min(kept, key=row.__getitem__)  # the first of equals, as np.argmin
+        gap = row[nearest]
+        if gap < min_gaps[index]:
+            continue
+        if gap < TOUCHING_SHARE * 2.0 * radii[index]:
+            away = (both[index] - both[nearest]) / max(gap, 1e-9)
+            if not _far_side_filled(region, both[index], away, radii[index]):
+                continue
+        kept.append(index)
+    merged: NDArray[np.float64] = both[kept]
+    return merged
+
+
+def _merge_one_by_one(
+    region: SearchRegion,
+    both: NDArray[np.float64],
+    first_count: int,
+    radius: NDArray[np.float64],
+    min_gap: NDArray[np.float64],
+) -> NDArray[np.bool_]:
+    """`merge_candidates`' greedy pass point by point (many points: no pairwise table)."""
+    keep = np.ones(len(both), bool)
+    for index in range(first_count, len(both)):
         others = both[:index][keep[:index]]
         if len(others) == 0:
             continue
@@ -244,8 +277,7 @@ def merge_candidates(
         elif gaps[nearest] < TOUCHING_SHARE * 2.0 * radius[index]:
             away = (both[index] - others[nearest]) / max(float(gaps[nearest]), 1e-9)
             keep[index] = _far_side_filled(region, both[index], away, float(radius[index]))
-    merged: NDArray[np.float64] = both[keep]
-    return merged
+    return keep
 
 
 def _far_side_filled(

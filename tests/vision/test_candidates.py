@@ -10,7 +10,16 @@ import pytest
 
 from tests.vision.scenes import TABLE, calibration_for, rack_xy, render_scene
 from tests.vision.test_detector import match
-from vision.candidates import SearchRegion, _suppress_one_by_one, median_radius, suppress
+from vision.candidates import (
+    TOUCHING_SHARE,
+    SearchRegion,
+    _merge_one_by_one,
+    _suppress_one_by_one,
+    median_radius,
+    merge_candidates,
+    suppress,
+    touching_gap,
+)
 from vision.cloth import TableView
 from vision.confidence import visible_share
 from vision.detector import BallDetector
@@ -137,3 +146,25 @@ def test_median_radius_is_numpys_median(count: int) -> None:
     region = _region(np.zeros((4, 4)))
     region = dataclasses.replace(region, radius=radius)
     assert median_radius(region) == float(np.median(radius[radius > 0]))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3], ids=["seed0", "seed1", "seed2", "seed3"])
+def test_merging_keeps_the_same_candidates_whichever_way_it_counts(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    distance = np.zeros((120, 160), np.float32)
+    ys, xs = np.mgrid[:120, :160]
+    for u, v in rng.uniform([10.0, 10.0], [150.0, 110.0], (12, 2)):
+        distance[np.hypot(xs - u, ys - v) <= RADIUS] = 40.0
+    # An angled view: touching balls' centres 1.5 radii apart, so near pairs are judged by
+    # their far sides.
+    separation = np.full(distance.shape, 1.5, np.float32)
+    region = dataclasses.replace(_region(distance), separation=separation)
+    first = rng.uniform([0.0, 0.0], [160.0, 120.0], (8, 2))
+    second = rng.uniform([0.0, 0.0], [160.0, 120.0], (60, 2))
+    both = np.vstack([first, second])
+    radius = np.full(len(both), RADIUS)
+    min_gap = TOUCHING_SHARE * np.minimum(touching_gap(region, both), 2.0 * radius)
+    expected = both[_merge_one_by_one(region, both, len(first), radius, min_gap)]
+    merged = merge_candidates(region, first, second)
+    assert np.array_equal(merged, expected)
+    assert len(first) < len(merged) < len(both)  # some of `second` kept, some dropped
