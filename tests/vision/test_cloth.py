@@ -8,7 +8,13 @@ import pytest
 
 from calibration.table import TableSpec
 from tests.vision.scenes import calibration_for, hand_overlay, render_scene
-from vision.cloth import ClothModel, TableView, centre_outline_mm, surface_outline_mm
+from vision.cloth import (
+    ClothModel,
+    TableView,
+    centre_outline_mm,
+    surface_outline_mm,
+    with_static_edges,
+)
 from vision.detector import BallDetector
 from vision.synthetic.cameras import preset_camera
 
@@ -112,6 +118,33 @@ def test_a_dark_sleeve_does_not_darken_the_cloth_model_around_it() -> None:
     lit = beside & ~sleeve
     error = np.abs(cloth.bgr[lit] - np.array([104, 110, 113], np.float32)).max()
     assert error < 3.0
+
+
+@pytest.mark.parametrize(
+    ("colour", "kept"),
+    [((40, 40, 200), True), ((220, 225, 230), True), ((20, 45, 30), False)],
+    ids=["red_ball", "white_ball", "dark_cloth_coloured"],
+)
+def test_a_ball_against_the_cushion_is_never_taken_for_static_background(
+    colour: tuple[int, int, int], kept: bool
+) -> None:
+    # Green cloth with a darker cushion face along the top border, and a ball-sized disc
+    # against it that the detector might have missed: a ball of another hue must stay out of
+    # the static background, a dark cloth-coloured thing (a jaw, a shadow) need not.
+    image = np.empty((200, 300, 3), np.uint8)
+    image[:] = (60, 140, 40)
+    image[:12] = (40, 95, 27)
+    cv2.circle(image, (150, 20), 8, colour, -1)
+    region = np.zeros((200, 300), np.uint8)
+    region[1:-1, 1:-1] = 1
+    view = TableView.uncalibrated(region, radius_px=8.0)
+    cloth = with_static_edges(
+        ClothModel.learn(image, view, dark_ratio=0.35), image, view.edge_band > 0
+    )
+    # The cushion face far from the ball is background now; the ball is not, when kept.
+    assert np.abs(cloth.bgr[5, 60] - (40, 95, 27)).max() < 2.0
+    at_ball = np.abs(cloth.bgr[20, 150] - np.array(colour, np.float32)).max()
+    assert bool(at_ball > 40.0) is kept
 
 
 @pytest.mark.parametrize("preset", ["corner", "broadcast", "top"])
