@@ -66,18 +66,19 @@ class DetectorConfig:
             calibrated table are left to the lone-ball search, and views whose touching balls
             overlap much (`crowd_min_separation`) are not split. Single images: real overhead
             fisheye test split, uncalibrated, precision 0.545 -> 0.965, recall 0.586 ->
-            0.613. Review, real detector, 9 sample clips at 735477b: calls 19/26 off ->
-            22/26 on (broadcast_pushout 0/4 -> 3/4, every other clip the same; pushout
-            ball-frame precision 85.9 -> 94.5 %), identity switches 74 -> 85 (scratch 2 -> 10,
-            pushout 8 -> 16, nudge 6 -> 0, lip_stay 26 -> 21); fresh clips at 735477b: s1, f1,
-            s3, f3 the same calls (6/13), switches 33 -> 46 (f1 identity 95.6 -> 98.7 %,
-            s3 99.1 -> 99.9 %, s1 ball-frame recall 95.9 -> 98.4 %); s2_corner 0/3 -> 1/3
-            (switches 20 -> 54), f2_broadcast 0/4 either way (at dcf2fcb). Before the hand
-            and corner rules it cost calls (20/26 against 21/26: a breaker's hand taken for a
-            ball in broadcast_nudge, corner_lip_stay identity 99.3 -> 88.8 %). Off by default
-            until the switches are understood (mostly one- or two-frame flips in the break:
-            broadcast_scratch's identity accuracy is 99.8 % off, 99.9 % on) and the stored
-            baselines are refreshed with it on; turn it on with `[detector]
+            0.613. Review, real detector, crowds on against off (at 6db2e7b with the crowd
+            fixes of a2f5785): nudge_safety 3/3 both (on was 2/3 before a crowd ball had
+            to fill its disc: a nudged ball beside a hand was placed half a radius off),
+            s3_top 3/3 both (was 2/3: a dark ball touching another on red cloth lost),
+            s1_broadcast 2/3 on, 3/3 off (a cue ball blurred past a rack ball after a
+            stroke: strike seen 17 frames late), corner_lip_stay 0/3 on, 2/3 off (the
+            break's strike seen one frame late, so a rack ball's jump at the next full
+            search counts as a disturbance), broadcast_pushout 0/4 both (its 3/4 with
+            crowds on at 6db2e7b tracked the 8 into foot_left by luck: it was not seen
+            between the rack and the pocket either way), s2_corner 0/3 both. Crowd step
+            cost: about +20 % detector time per frame (open loop along the truth, five
+            clips: +16 to +23 %). Off by default until every clip is at least as good; turn
+            it on with `[detector]
             separate_crowds = true` in a review config.
         crowd_min_separation: crowded blobs are split only where touching balls' centres
             lie at least this many radii apart in the image (`vision.separate.MIN_SEPARATION`;
