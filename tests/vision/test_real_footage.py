@@ -30,8 +30,10 @@ pytestmark = [
 
 @pytest.mark.skipif(not DATASET.is_dir(), reason="labelled overhead data set not present")
 def test_detection_on_the_labelled_overhead_test_split() -> None:
-    score = score_fisheye("test")
-    print(score.row("detect fisheye test"))
+    scores = score_fisheye("test")
+    for name, one in scores.items():
+        print(one.row(f"detect fisheye test {name}"))
+    score = scores["all"]
     # Measured 2026-11-30: recall 0.584, precision 0.544 (was 0.59 / 0.52: cushion ghosts
     # gone). Small, blurred balls in tight racks and clusters merge into blobs, and the
     # cloth model does not follow the lamps' falloff; see the issue 4 report.
@@ -48,9 +50,13 @@ def test_detection_on_the_labelled_overhead_test_split() -> None:
     # images the data set stretched (boxes more than 1.5 times as wide as high).
     # At 8809bf4 (a crowd ball must fill 90 % of its disc, vision.separate): recall 0.660,
     # precision 0.954. With balls of another hue than the cloth never taken for static
-    # background (vision.cloth): recall 0.688, precision 0.954.
-    assert score.recall >= 0.67
+    # background (vision.cloth): recall 0.688, precision 0.954. At a2f5785 (a distance
+    # peak left alone in a crowd kept): recall 0.704, precision 0.945; on the images the
+    # data set did not stretch (395 balls): recall 0.830, precision 0.959.
+    assert score.recall >= 0.69
     assert score.precision >= 0.94
+    assert scores["round"].recall >= 0.8
+    assert scores["round"].precision >= 0.94
 
 
 @pytest.mark.skipif(not BROADCAST.is_dir(), reason="labelled broadcast clips not present")
