@@ -188,6 +188,11 @@ def _find_in_region(
 ) -> TableFinding:
     """The table whose cloth is `region` (working image, its Lab and scale in `working`)."""
     _, lab, scale = working
+    reach = 2.0 * max(lab.shape[:2])
+    low, high = -reach, reach + np.array(lab.shape[1::-1], np.float64)
+    if not np.all((region.outer_px >= low) & (region.outer_px <= high)):
+        # A near-degenerate quadrilateral (two sides almost parallel): nothing to profile.
+        raise TableNotFoundError("the cloth region's quadrilateral runs far out of the picture")
     nose, found, raised = _nose_lines(lab, region.outer_px, region.colour_lab)
     corners = np.array([intersect(nose[k - 1], nose[k]) for k in range(4)])
     long_first, pocket_note = _long_sides(lab, region.outer_px, corners, table, options)
