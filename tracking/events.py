@@ -27,9 +27,10 @@ from tracking import contacts, jaws
 from tracking.disturbances import PendingDisturbance
 from tracking.event_config import EventConfig
 from tracking.geometry import in_pocket_mouth
-from tracking.history import FloatArray, PositionHistory, fit_lines
+from tracking.history import FloatArray, PositionHistory, WindowFits, fit_lines
 from tracking.kinks import Kink, KinkExplainer
 from tracking.lost import LossBook
+from tracking.status_masks import status_is
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import NUM_CLASSES
 
@@ -44,6 +45,17 @@ _MAX_FPS = 250.0
 _MIN_ANCHOR_GAIN = 0.02
 """A resting ball's rest position averages its sightings, at most the last ~1/this: a slow
 drift (a soft kiss) then soon shows as a displacement instead of being followed."""
+
+
+def _median(values: list[float]) -> float:
+    """`np.median` of a short list (0.0 when empty), without numpy's per-call overhead."""
+    if not values:
+        return 0.0
+    if any(math.isnan(v) for v in values):
+        return math.nan
+    ordered = sorted(values)
+    half = len(ordered) // 2
+    return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2.0
 
 
 class EventDetector(KinkExplainer):
@@ -73,11 +85,13 @@ class EventDetector(KinkExplainer):
         self._start_slack_s = 0.0
         self._displaced = np.zeros(NUM_CLASSES, bool)
         self._noise_var = np.zeros(NUM_CLASSES)
+        self._noise_cache: tuple[FloatArray, NDArray[np.bool_], float] | None = None
         self._displaced_at = np.zeros(NUM_CLASSES, np.int64)
         self._seen_xy = np.zeros((NUM_CLASSES, 2))
         self._velocity = np.zeros((NUM_CLASSES, 2))
         self._pending_starts: list[tuple[int, int]] = []
         self._kinks: list[Kink] = []
+        self._window_fits = WindowFits()
         self._recent: list[tuple[frozenset[int], float]] = []
         self._last_cushion: dict[tuple[int, str], float] = {}
         self._rest_since = np.full(NUM_CLASSES, -np.inf)
@@ -129,9 +143,15 @@ class EventDetector(KinkExplainer):
     @property
     def _noise_mm(self) -> float:
         """Position noise: the configured floor or what resting balls show, if larger."""
-        seen = self._noise_var[self._alive]
-        typical = float(np.median(seen)) if len(seen) else 0.0
-        return max(self.config.position_noise_mm, math.sqrt(typical))
+        # Asked for many times a frame; it changes only when `_noise_var` or `_alive` does,
+        # and both are only ever replaced by new arrays, never written in place.
+        cached = self._noise_cache
+        if cached is not None and cached[0] is self._noise_var and cached[1] is self._alive:
+            return cached[2]
+        typical = _median(self._noise_var[self._alive].tolist())
+        noise = max(self.config.position_noise_mm, math.sqrt(typical))
+        self._noise_cache = (self._noise_var, self._alive, noise)
+        return noise
 
     @property
     def _start_distance_mm(self) -> FloatArray:
@@ -159,11 +179,9 @@ class EventDetector(KinkExplainer):
 
     def _visibility(self, trackset: TrackSet) -> None:
         alive = np.zeros(NUM_CLASSES, bool)
-        in_play = (trackset.status == TrackStatus.ON_TABLE) | (
-            trackset.status == TrackStatus.OCCLUDED
-        )
+        visible = status_is(trackset.status, TrackStatus.ON_TABLE)
+        in_play = visible | status_is(trackset.status, TrackStatus.OCCLUDED)
         alive[trackset.ball[in_play]] = True
-        visible = trackset.status == TrackStatus.ON_TABLE
         balls = trackset.ball[visible]
         self._previous_seen_time = self._seen_time.copy()
         self._seen_frame[balls] = trackset.frame
@@ -196,7 +214,8 @@ class EventDetector(KinkExplainer):
         fresh = visible & ~np.isfinite(self._anchor[:, 0])
         self._anchor[fresh] = current[fresh]
         self._anchor_weight[fresh] = 1.0
-        displacement = np.linalg.norm(current - self._anchor, axis=1)
+        offset = current - self._anchor
+        displacement = np.sqrt(offset[:, 0] * offset[:, 0] + offset[:, 1] * offset[:, 1])
         resting = visible & ~self._moving
         displaced = resting & (displacement > self._start_distance_mm)
         # Two displaced sightings in a row: one noisy detection does not start a ball.
@@ -280,12 +299,14 @@ class EventDetector(KinkExplainer):
         visible = seen >= frames - 1
         # A line fitted over the window averages the detector noise out of the speed.
         slow = np.einsum("bi,bi->b", velocity, velocity) <= self.config.rest_speed_mm_s**2
-        # A bounce inside the window also fits a slow line: the ball must also stay put.
-        spread = np.nanmax(np.linalg.norm(xy - mean[None], axis=2), axis=0, initial=0.0)
-        still = (
-            spread <= self.config.rest_speed_mm_s * (times[-1] - times[0]) + 3.0 * self._noise_mm
-        )
-        stopped = self._moving & visible & slow & still
+        stopped = self._moving & visible & slow
+        if stopped.any():
+            # A bounce inside the window also fits a slow line: the ball must also stay put.
+            offset = xy[:, stopped] - mean[None, stopped]
+            distance = np.sqrt(offset[..., 0] * offset[..., 0] + offset[..., 1] * offset[..., 1])
+            spread = np.nanmax(distance, axis=0, initial=0.0)
+            limit = self.config.rest_speed_mm_s * (times[-1] - times[0]) + 3.0 * self._noise_mm
+            stopped[stopped] = spread <= limit
         events: list[Event] = []
         for ball in np.flatnonzero(stopped):
             if int(ball) not in pending:

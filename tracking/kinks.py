@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tracking import contacts, jaws
-from tracking.history import FloatArray, fit_lines
+from tracking.history import FloatArray, WindowFits
 from tracking.rail_contacts import APPROACH_SIGMAS, RailContacts
 from tracking.starts import Path
 from tracking.types import Event, EventKind
@@ -44,6 +44,7 @@ class KinkExplainer(RailContacts):
     """Kinks for `EventDetector` (which defines the state used here)."""
 
     _kinks: list[Kink]
+    _window_fits: WindowFits
     _approach_velocity: FloatArray
     _last_cushion: dict[tuple[int, str], float]
 
@@ -63,9 +64,8 @@ class KinkExplainer(RailContacts):
         if m - k < 0 or not (self._moving & self._alive).any():
             self._kinks = []
             return []
-        t_b, _, xy_b = self._history.window(m - k, m)
-        t_a, _, xy_a = self._history.window(m, m + k)
-        before, after = fit_lines(t_b, xy_b), fit_lines(t_a, xy_a)
+        fits = self._window_fits
+        before, after = fits.fit(self._history, m - k, m), fits.fit(self._history, m, m + k)
         change = np.linalg.norm(after[2] - before[2], axis=1)
         speed = np.maximum(np.linalg.norm(after[2], axis=1), np.linalg.norm(before[2], axis=1))
         config = self.config
@@ -106,7 +106,10 @@ class KinkExplainer(RailContacts):
         only by bouncing off it."""
         corner = contacts.path_corners(before[:3], after[:3])
         radius = self.table.ball_radius_mm
-        gaps = np.stack([contacts.inside_distances_mm(self.table, c) for c in corner]) - radius
+        x, y = corner[:, 0], corner[:, 1]
+        # `contacts.inside_distances_mm` of every corner at once.
+        inside = np.stack([x, self.table.length_mm - x, y, self.table.width_mm - y], axis=1)
+        gaps = inside - radius
         side = np.argmin(gaps, axis=1)
         rows = np.arange(len(side))
         normal = contacts.CUSHION_NORMALS[side]

@@ -51,7 +51,7 @@ class RailContacts(VanishWatcher):
         window = 2.0 * self.config.fit_window_s  # a slow ball's direction needs the length
         recent = times >= times[-1] - self.config.history_s
         events = []
-        for ball in np.flatnonzero(self._moving & self._alive):
+        for ball in self._maybe_gapped(np.flatnonzero(self._moving & self._alive), times, xy):
             seen = np.flatnonzero(np.isfinite(xy[:, ball, 0]) & recent)
             if len(seen) < 6 or seen[-1] != len(times) - 1:
                 continue
@@ -65,6 +65,23 @@ class RailContacts(VanishWatcher):
                 event = self._bounce_across(int(ball), (times, xy), self._gap_sides(seen, gap))
                 events += [event] if event is not None else []
         return events
+
+    def _maybe_gapped(
+        self, balls: NDArray[np.int64], times: FloatArray, xy: FloatArray
+    ) -> NDArray[np.int64]:
+        """``balls`` that may have a gap in their recent sightings (most frames: none).
+
+        With the frames evenly spaced a gap leaves a frame unseen between two sightings, so
+        a ball seen on every frame from its first recent sighting to now has none.
+        """
+        recent = times >= times[-1] - self.config.history_s
+        if len(balls) == 0 or np.max(np.diff(times[recent]), initial=0.0) >= 2.5 * self._dt:
+            return balls
+        sighted = np.isfinite(xy[:, balls, 0]) & recent[:, None]
+        sightings = sighted.sum(axis=0)
+        first = np.argmax(sighted, axis=0)
+        gapped: NDArray[np.int64] = balls[sightings != len(times) - first]
+        return gapped
 
     def _gap_sides(
         self, seen: NDArray[np.int64], gap: int
