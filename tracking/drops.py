@@ -197,6 +197,9 @@ class DropExplainer(StartExplainer):
         seen when its path since the start is unknown or slow."""
         assert self._last_time is not None
         seen_s = float(self._seen_time[ball])
+        before_jaws = self._pre_jaw_crossing_s(ball) if dropped else None
+        if before_jaws is not None:
+            return min(max(before_jaws, seen_s + self._dt), self._last_time)
         at_seen, velocity, n = self._exit_path(ball)
         crossing = seen_s + self._dt
         if n >= 2 and float(np.linalg.norm(velocity)) >= self.config.start_min_speed_mm_s:
@@ -206,6 +209,41 @@ class DropExplainer(StartExplainer):
             ahead = min(ahead, _CROSSING_HORIZON_S)
             crossing = max(crossing, seen_s + ahead)
         return min(crossing, self._last_time)
+
+    def _pre_jaw_crossing_s(self, ball: int) -> float | None:
+        """When a ball last seen in a pocket's jaws (`jaws.in_jaws`) reached the hole along
+        its path before it entered them: the detector's centres of a ball in the jaws lag
+        behind it (a jaw hides part of it), so its last steps there look slower than they
+        were (a half-hidden ball's centroid, 0.42 radii off). None when it was last seen
+        outside the jaws, with under two sightings before them since it started, when a
+        sighting in the jaws fell further off that path (it truly slowed there, rubbing a
+        jaw: fresh s3_top's 4 took 21 frames more to the hole), or when that path
+        reached the hole before the ball was last seen (it rattled in the jaws) or only
+        later than `_CROSSING_HORIZON_S` after."""
+        count = self._history.count
+        times, frame, xy = self._history.window(self._start_count.get(ball, 0), count)
+        rows = np.flatnonzero((frame <= self._seen_frame[ball]) & np.isfinite(xy[:, ball, 0]))
+        inside = jaws.in_jaws(self.table, xy[rows, ball])
+        if not len(rows) or not inside[-1]:
+            return None
+        outside = np.flatnonzero(~inside)
+        before = rows[outside[-(self._fit_frames + 1) :]] if len(outside) else rows[:0]
+        if len(before) < 2:
+            return None
+        t_ref, p, v, _ = fit_lines(times[before], xy[before][:, [ball]])
+        after = rows[rows > before[-1]]
+        ahead = p[0] + v[0] * (times[after, None] - float(t_ref[0])) - xy[after, ball]
+        # The centroid of a ball half hidden lies 4 r / (3 pi) off its centre.
+        hidden = 4.0 * self.table.ball_radius_mm / (3.0 * math.pi) + 2.0 * self._noise_mm
+        if float(np.max(np.linalg.norm(ahead, axis=1))) > hidden:
+            return None  # it slowed in the jaws (rubbing one) by more than a jaw can hide
+        t_out = float(times[before[-1]])
+        at = p[0] + v[0] * (t_out - float(t_ref[0]))
+        crossing = t_out + drop_crossing_s(self.table, at, v[0])
+        seen_s = float(self._seen_time[ball])
+        if not seen_s < crossing <= seen_s + _CROSSING_HORIZON_S:
+            return None
+        return crossing
 
     def _hit_into_pocket(self, ball: int) -> list[Event]:
         """The contact that sent a resting ball (one on a pocket lip) away before it had
