@@ -59,6 +59,7 @@ class DisturbanceCheck:
     _moving: NDArray[np.bool_]
     _anchor: FloatArray
     _anchor_before: FloatArray
+    _velocity: FloatArray
     _rest_since: FloatArray
     _start_count: dict[int, int]
 
@@ -68,6 +69,10 @@ class DisturbanceCheck:
 
     @property
     def _start_distance_mm(self) -> FloatArray:
+        raise NotImplementedError
+
+    @property
+    def _noise_mm(self) -> float:
         raise NotImplementedError
 
     def _frame_of(self, time_s: float) -> int:
@@ -83,7 +88,9 @@ class DisturbanceCheck:
     def _disturbances(self) -> list[PendingDisturbance]:
         return self._pending_disturbances
 
-    def _unexplained_start(self, ball: int, t_start: float, speed: float) -> list[Event] | None:
+    def _unexplained_start(
+        self, ball: int, t_start: float, speed: float, seen_s: FloatArray | None = None
+    ) -> list[Event] | None:
         """A strike, a disturbance (reported once confirmed: `_confirm_disturbances`), or
         (too slow, too soon after stopping) no event: a ball creeping on after it was
         declared at rest, or detector noise.
@@ -95,6 +102,11 @@ class DisturbanceCheck:
         """
         config = self.config
         noise_floor = 3.0 * self._kink_noise_mm_s(self._fit_frames) / math.sqrt(2.0)
+        if seen_s is not None and len(seen_s) >= 2:
+            # Sightings spread wider than a fit window (a ball hidden as it left, seen again
+            # once uncovered) pin its speed down better than a window's worth would.
+            spread = float(np.sum((seen_s - np.mean(seen_s)) ** 2))
+            noise_floor = min(noise_floor, 3.0 * self._noise_mm / math.sqrt(max(spread, 1e-12)))
         rested_s = t_start - self._rest_since[ball]
         # Soon after a rest, a start is the ball creeping on (or a slow bounce taken for a
         # rest), unless the cue ball leaves far faster than either: a stroke.
@@ -113,15 +125,38 @@ class DisturbanceCheck:
             self._in_shot = True
             self._quiet_since = None
             return [*ended, Event(frame, t_start, EventKind.STRIKE, (CUE,))]
-        others = self._alive & self._moving
-        others[ball] = False
         # With other balls rolling, an unexplained start is more likely a missed contact.
-        sure = 0.4 if others.any() else 0.8
+        sure = 0.4 if self._rolling_others(ball).any() else 0.8
         event = Event(frame, t_start, EventKind.BALL_DISTURBED, (ball,), confidence=sure)
-        rest = self._anchor_before[ball].copy()
         left = self._start_count.get(ball, self._history.count - 1)
-        self._disturbances.append(PendingDisturbance(event, rest, left))
+        self._disturbances.append(PendingDisturbance(event, self._rest_spot(ball, left), left))
         return ended
+
+    def _rest_spot(self, ball: int, left: int) -> FloatArray:
+        """(2,) mm where ``ball`` rested before it left at push ``left``: the median of its
+        sightings then (the rest anchor can lie a few millimetres off them, fixed while the
+        ball was still stopping, which would shrink a small nudge made away from that side),
+        or its anchor when the history holds too few."""
+        xy = self._history.window(left - self._history.capacity, left)[2][:, ball]
+        seen = xy[np.isfinite(xy[:, 0])]
+        anchor = self._anchor_before[ball]
+        near = seen[np.linalg.norm(seen - anchor, axis=1) <= self._occlusion_shift_mm(ball)]
+        if len(near) < _CONFIRM_SIGHTINGS:
+            return np.asarray(anchor, dtype=np.float64).copy()
+        rest: FloatArray = np.median(near, axis=0)
+        return rest
+
+    def _rolling_others(self, ball: int) -> NDArray[np.bool_]:
+        """(11,) the balls other than ``ball`` still rolling: moving, and not hidden with
+        the tracker no longer moving them (given up, as the shot's end does: a ball lost
+        from sight in a pocket or off the table is no longer a possible toucher)."""
+        count = self._history.count
+        latest = self._history.window(count - 1, count)[2]
+        hidden = ~np.isfinite(latest[0, :, 0]) if len(latest) else np.zeros(len(self._alive), bool)
+        given_up = hidden & ~np.any(self._velocity != 0.0, axis=1)
+        others: NDArray[np.bool_] = self._alive & self._moving & ~given_up
+        others[ball] = False
+        return others
 
     def _end_quiet_shot(self, ball: int, t_start: float) -> list[Event]:
         """A ``shot_end`` when the shot was open but every ball at rest as ``ball`` started."""

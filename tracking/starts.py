@@ -131,7 +131,8 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
             # than a ball touched by a hand (which would be a foul).
             frame = self._frame_of(t_start)
             return [Event(frame, t_start, EventKind.BALL_BALL, (near, ball), confidence=0.5)]
-        event = self._unexplained_start(ball, t_start, speed)
+        seen_s = times[np.isfinite(xy[:, ball, 0])]
+        event = self._unexplained_start(ball, t_start, speed, seen_s)
         return [] if event is None else event
 
     def _start_window(self, ball: int, detected: int, k: int) -> tuple[FloatArray, FloatArray]:
@@ -154,8 +155,14 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         across = abs(float(first[0] * second[1] - first[1] * second[0])) / max(reach, 1e-9)
         ahead = float(first @ second) / max(reach, 1e-9)
         straight = across <= self.table.ball_radius_mm and ahead < reach
-        if float(np.linalg.norm(first)) <= self.table.ball_diameter_mm or not straight:
+        near = float(np.linalg.norm(first)) <= self.table.ball_diameter_mm
+        others = self._alive & self._moving
+        others[ball] = False
+        if (near or not straight) and (self._in_shot or others.any()):
             return times, xy
+        # On a quiet table a ball hidden as it left (a hand over it) is seen on the way and
+        # again once uncovered: both sightings tell its start; one alone would put its rest
+        # spot on the first and lose the move.
         return all_times[: seen[1] + 1], all_xy[: seen[1] + 1]
 
     def _after_cue_left(self, t_start: float, seen_s: float) -> float:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from referee.shot_facts import DISTURBED_MIN_CONFIDENCE
 from tests.tracking.builders import TABLE, Truth, simulate
 from tracking.events import EventDetector
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
@@ -15,12 +16,14 @@ FPS = 60.0
 RADIUS = TABLE.ball_radius_mm
 
 
-def _events(xy_mm: np.ndarray, fps: float = FPS) -> list[Event]:
+def _events(
+    xy_mm: np.ndarray, fps: float = FPS, detector: EventDetector | None = None
+) -> list[Event]:
     """Events of an `EventDetector` fed (F, 11, 2) centres (NaN rows: not on the table,
     NaN in a frame where the ball is on the table elsewhere: hidden there)."""
     present = np.isfinite(xy_mm[:, :, 0]).any(axis=0)
     balls = np.flatnonzero(present).astype(np.int64)
-    detector = EventDetector(TABLE)
+    detector = EventDetector(TABLE) if detector is None else detector
     last = xy_mm[np.argmax(np.isfinite(xy_mm[:, :, 0]), axis=0), np.arange(xy_mm.shape[1])]
     events = []
     for frame, row in enumerate(xy_mm):
@@ -97,3 +100,62 @@ def test_a_ball_knocked_into_a_pocket_at_once_is_disturbed() -> None:
     events = _events(truth.xy_mm)
     disturbed = [e for e in events if e.kind == EventKind.BALL_DISTURBED]
     assert [e.balls for e in disturbed] == [(3,)], events
+
+
+def test_a_disturbance_is_measured_from_where_the_ball_was_seen_resting() -> None:
+    """The rest anchor can lie a few millimetres off where the ball is seen resting (fixed
+    while it still crept to a stop: 6 mm on a rendered top view 9ft clip); a nudge is
+    measured from the median of its sightings at rest, which a nudge back towards the
+    anchor's side would otherwise lose from its length."""
+    xy = _resting(1.0)
+    rng = np.random.default_rng(5)
+    xy[:, 3] += rng.normal(0.0, 0.5, (len(xy), 2))
+    detector = EventDetector(TABLE)
+    _events(xy, detector=detector)
+    seen_at = np.array(_resting(0.1)[0, 3])
+    detector._anchor_before[3] = seen_at + np.array([6.0, 0.0])
+    rest = detector._rest_spot(3, detector._history.count)
+    assert np.linalg.norm(rest - seen_at) < 1.0, rest
+    # Far from every sighting (they were another ball's), the anchor is kept.
+    detector._anchor_before[3] = seen_at + np.array([3.0 * RADIUS, 0.0])
+    assert np.allclose(
+        detector._rest_spot(3, detector._history.count), seen_at + np.array([3.0 * RADIUS, 0.0])
+    )
+
+
+@pytest.mark.parametrize("moved_mm", [1.3 * RADIUS, 1.8 * RADIUS], ids=["small", "large"])
+def test_a_ball_nudged_under_a_hand_seen_once_on_the_way_is_disturbed(moved_mm: float) -> None:
+    """A hand covers the 3 from 1 s, pushes it ``moved_mm`` over 0.3 s (the camera catches
+    it once on the way) and leaves it uncovered at 1.8 s: it was moved, however little of
+    the move was seen (n22, a rendered top view 9ft clip: the nudged 4 was set at rest on
+    its one sighting on the way, and the move was lost)."""
+    xy = _resting(4.0)
+    rest = xy[0, 3].copy()
+    direction = np.array([0.6, 0.8])
+    frames = np.arange(len(xy)) / FPS
+    share = np.clip((frames - 1.05) / 0.3, 0.0, 1.0)
+    xy[:, 3] = rest + share[:, None] * moved_mm * direction
+    hidden = (frames >= 1.0) & (frames < 1.8)
+    hidden[round(1.2 * FPS)] = False  # caught once on the way
+    xy[hidden, 3] = np.nan
+    events = _events(xy)
+    disturbed = [e for e in events if e.kind == EventKind.BALL_DISTURBED]
+    assert [e.balls for e in disturbed] == [(3,)], events
+    # Timed between its last sighting at rest, less the time a slow roll takes to cover
+    # the start distance, and its sighting on the way.
+    assert 0.6 <= disturbed[0].time_s <= 1.21, disturbed
+
+
+def test_a_ball_lost_from_sight_while_rolling_does_not_make_a_nudge_doubtful() -> None:
+    """The 5 rolls and is lost from sight for good (the tracker keeps it, no longer moving
+    it); a hand then nudges the 3: no rolling ball can have touched it, so the disturbance
+    is as sure as on a quiet table and becomes the shot's fact (n23, a rendered top view
+    9ft clip: the 4's nudge at confidence 0.4 fell below the facts' threshold)."""
+    positions = {0: (600.0, 400.0), 3: (1600.0, 620.0), 5: (900.0, 1000.0)}
+    strikes = [(0.2, 5, (400.0, 0.0)), (2.0, 3, (250.0, 0.0))]
+    truth = simulate(positions, strikes, 4.0, FPS, decel_mm_s2=250.0)
+    xy = truth.xy_mm.copy()
+    xy[round(0.6 * FPS) :, 5] = np.nan  # lost while it still rolls
+    events = _events(xy)
+    disturbed = [e for e in events if e.kind == EventKind.BALL_DISTURBED and e.balls == (3,)]
+    assert len(disturbed) == 1 and disturbed[0].confidence >= DISTURBED_MIN_CONFIDENCE, events
