@@ -65,7 +65,11 @@ class BallDetector:
 
     def __init__(self, calibration: Calibration, config: DetectorConfig | None = None) -> None:
         self.config = config or DetectorConfig()
-        self._setup(TableView.from_calibration(calibration, self.config.surface_margin_mm))
+        self._setup(
+            TableView.from_calibration(
+                calibration, self.config.surface_margin_mm, self.config.lip_shelf_radii
+            )
+        )
 
     @classmethod
     def from_view(cls, view: TableView, config: DetectorConfig | None = None) -> BallDetector:

@@ -83,6 +83,8 @@ class DetectorConfig:
         crowd_min_separation: crowded blobs are split only where touching balls' centres
             lie at least this many radii apart in the image (`vision.separate.MIN_SEPARATION`;
             0: everywhere, as for single images, where corner views gain too).
+        lip_shelf_radii: a ball's centre may lie this many ball radii past a corner
+            pocket's jaw line (a ball hanging on the lip; `TableView.from_calibration`).
         identifier: identification settings.
     """
 
@@ -109,4 +111,5 @@ class DetectorConfig:
     channel_edges: bool = False
     separate_crowds: bool = False
     crowd_min_separation: float = MIN_SEPARATION
+    lip_shelf_radii: float = 0.0
     identifier: IdentifierConfig = field(default_factory=IdentifierConfig)
