@@ -158,11 +158,12 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         near = float(np.linalg.norm(first)) <= self.table.ball_diameter_mm
         others = self._alive & self._moving
         others[ball] = False
-        if (near or not straight) and (self._in_shot or others.any()):
+        if (near or not straight) and (self._in_shot or others.any() or ball == CUE):
             return times, xy
-        # On a quiet table a ball hidden as it left (a hand over it) is seen on the way and
-        # again once uncovered: both sightings tell its start; one alone would put its rest
-        # spot on the first and lose the move.
+        # On a quiet table an object ball hidden as it left (a hand over it) is seen on the
+        # way and again once uncovered: both sightings tell its start; one alone would put
+        # its rest spot on the first and lose the move. (A cue ball seen once as it left was
+        # struck: the hidden stroke finds it from the balls it sets off.)
         return all_times[: seen[1] + 1], all_xy[: seen[1] + 1]
 
     def _after_cue_left(self, t_start: float, seen_s: float) -> float:

@@ -80,6 +80,8 @@ def test_a_cue_ball_seen_leaving_once_then_hidden_is_struck_once(hidden_frames: 
     ends = [e for e in run.events if e.kind == EventKind.SHOT_END]
     assert len(strikes) == 1 and abs(strikes[0].time_s - 0.2) < 2.0 * frame, run.events
     assert all(e.time_s > 1.0 for e in ends), ends
+    facts = facts_from_events(run.events, [1, 5], is_break=False)
+    assert facts["first_object_ball_contacted"] == 1, run.events
 
 
 @pytest.mark.parametrize("fps", [30.0, 60.0], ids=["30fps", "60fps"])
