@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 from calibration.table import TableSpec
 from tracking.event_config import EventConfig
 from tracking.geometry import POCKETS
+from tracking.status_masks import status_is
 from tracking.types import EventKind, TrackSet, TrackStatus
 from vision.types import NUM_CLASSES
 
@@ -267,8 +268,8 @@ class LossBook:
             raise ValueError(f"found_frames must be at least 2, got {found_frames}")
         visible = np.zeros(NUM_CLASSES, bool)
         hidden = np.zeros(NUM_CLASSES, bool)
-        visible[trackset.ball[trackset.status == TrackStatus.ON_TABLE]] = True
-        hidden[trackset.ball[trackset.status == TrackStatus.OCCLUDED]] = True
+        visible[trackset.ball[status_is(trackset.status, TrackStatus.ON_TABLE)]] = True
+        hidden[trackset.ball[status_is(trackset.status, TrackStatus.OCCLUDED)]] = True
         # A ball lost after one sighting was hardly seen: that sighting may be another ball.
         lost = self._visible & (self._streak >= 2) & hidden
         self._streak = np.where(visible, self._streak + 1, 0)
