@@ -139,7 +139,9 @@ class TableView:
         within 0.002. Farther (1.5 radii) found the 10s hanging deeper (corner_lip_stay recall
         0.941 -> 0.963, calls 2/3 -> 3/3) but a ball seen deep in the mouth as it dropped was
         kept by the tracker as an occluded ball for the rest of the clip (broadcast_nudge
-        precision 0.992 -> 0.895, calls 3/3 -> 2/3).
+        precision 0.992 -> 0.895, calls 3/3 -> 2/3), until the tracker took a ball lost in
+        the jaws as dropping (`tracking.jaws.in_jaws`); the review now uses 1.5
+        (`DetectorConfig.lip_shelf_radii`).
         """
         camera, table = calibration.camera, calibration.table
         width, height = camera.image_size
