@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import TableSpec
+from tracking.fastnp import true_indices
 from tracking.geometry import CUSHION_NORMALS as CUSHION_NORMALS
 
 FloatArray = NDArray[np.float64]
@@ -288,7 +289,7 @@ def contact_chain(
         for node in frontier:
             distance = np.linalg.norm(xy_mm - xy_mm[node], axis=1)
             near = usable & (distance <= reach_mm) & (distance > 1e-6)
-            for other in np.flatnonzero(near):
+            for other in true_indices(near):
                 other = int(other)
                 if other in parent:
                     continue
@@ -328,7 +329,7 @@ def last_pass_within(
         point_mm: (2,) the point.
         reach_mm: the distance sought.
     """
-    seen = np.flatnonzero(np.isfinite(xy_mm[:, 0]))
+    seen = true_indices(np.isfinite(xy_mm[:, 0]))
     segments = list(itertools.pairwise(seen))
     inside = [
         _segment_gap(xy_mm[a], xy_mm[b] - xy_mm[a], point_mm)[1] <= reach_mm**2 for a, b in segments

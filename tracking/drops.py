@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tracking import contacts, jaws
+from tracking.fastnp import true_indices
 from tracking.geometry import drop_crossing_s, line_crossing_s, nearest_pocket
 from tracking.history import FloatArray, fit_lines
 from tracking.starts import Path, StartExplainer
@@ -133,7 +134,7 @@ class DropExplainer(StartExplainer):
         in the pocket mouth, says nothing against the drop.)"""
         count = self._history.count
         times, frame, xy = self._history.window(count - self._history.capacity, count)
-        after = np.flatnonzero(frame > self._seen_frame[ball])
+        after = true_indices(frame > self._seen_frame[ball])
         if not len(after):
             return False
         row = int(after[0])
@@ -158,7 +159,7 @@ class DropExplainer(StartExplainer):
         first = max(self._start_count.get(ball, 0), count - self._history.capacity)
         times, frame, xy = self._history.window(first, count)
         seen_s = float(self._seen_time[ball])
-        keep = np.flatnonzero(
+        keep = true_indices(
             (frame <= self._seen_frame[ball])
             & (times >= seen_s - _ROLL_FIT_S)
             & np.isfinite(xy[:, ball, 0])
@@ -180,7 +181,7 @@ class DropExplainer(StartExplainer):
         that fit used (under two: its last sighting, at rest)."""
         count = self._history.count
         times, frame, xy = self._history.window(self._start_count.get(ball, 0), count)
-        keep = np.flatnonzero(frame <= self._seen_frame[ball])[-(self._fit_frames + 1) :]
+        keep = true_indices(frame <= self._seen_frame[ball])[-(self._fit_frames + 1) :]
         t_ref, p, v, n = fit_lines(times[keep], xy[keep][:, [ball]])
         if n[0] < 2:
             return self._seen_xy[ball].copy(), np.zeros(2), int(n[0])
@@ -222,11 +223,11 @@ class DropExplainer(StartExplainer):
         later than `_CROSSING_HORIZON_S` after."""
         count = self._history.count
         times, frame, xy = self._history.window(self._start_count.get(ball, 0), count)
-        rows = np.flatnonzero((frame <= self._seen_frame[ball]) & np.isfinite(xy[:, ball, 0]))
+        rows = true_indices((frame <= self._seen_frame[ball]) & np.isfinite(xy[:, ball, 0]))
         inside = jaws.in_jaws(self.table, xy[rows, ball])
         if not len(rows) or not inside[-1]:
             return None
-        outside = np.flatnonzero(~inside)
+        outside = true_indices(~inside)
         before = rows[outside[-(self._fit_frames + 1) :]] if len(outside) else rows[:0]
         if len(before) < 2:
             return None
@@ -271,7 +272,7 @@ class DropExplainer(StartExplainer):
         declared dropped many frames after it was last seen."""
         count = self._history.count
         times, frame, xy = self._history.window(count - self._history.capacity, count)
-        keep = np.flatnonzero(frame <= self._seen_frame[ball])[-frames:]
+        keep = true_indices(frame <= self._seen_frame[ball])[-frames:]
         return times[keep], xy[keep]
 
     def _jaw_rub(self, ball: int) -> list[Event]:
@@ -288,7 +289,7 @@ class DropExplainer(StartExplainer):
     def _last_cushion_before_drop(self, ball: int) -> list[Event]:
         """A jaw or cushion hit just before a drop, too late for the usual after-window."""
         times, xy = self._until_last_seen(ball, 3 * self._fit_frames)
-        seen = np.flatnonzero(np.isfinite(xy[:, ball, 0]))
+        seen = true_indices(np.isfinite(xy[:, ball, 0]))
         best: tuple[float, int] = (0.0, -1)
         for split in range(2, len(seen) - 1):
             before = fit_lines(times[seen[:split]], xy[seen[:split], ball][:, None])

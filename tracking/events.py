@@ -26,6 +26,7 @@ from calibration.table import TableSpec
 from tracking import contacts, jaws
 from tracking.disturbances import PendingDisturbance
 from tracking.event_config import EventConfig
+from tracking.fastnp import true_indices
 from tracking.geometry import in_pocket_mouth
 from tracking.history import FloatArray, PositionHistory, WindowFits, fit_lines
 from tracking.kinks import Kink, KinkExplainer
@@ -232,7 +233,7 @@ class EventDetector(KinkExplainer):
         # Detector noise seen on each resting ball sets how far it must go to start.
         per_axis = np.where(settle, displacement**2 / 2.0, self._noise_var)
         self._noise_var = 0.97 * self._noise_var + 0.03 * per_axis
-        for ball in np.flatnonzero(starts):
+        for ball in true_indices(starts):
             self._moving[ball] = True
             self._displaced[ball] = False
             first = int(self._displaced_at[ball])
@@ -275,7 +276,7 @@ class EventDetector(KinkExplainer):
         assert self._last_time is not None
         count = self._history.count
         times, _, xy = self._history.window(count - self._history.capacity, count)
-        seen = np.flatnonzero(np.isfinite(xy[:, ball, 0]))
+        seen = true_indices(np.isfinite(xy[:, ball, 0]))
         if not len(seen):
             return self._last_time - self.config.rest_window_s, np.inf, np.inf
         coordinate = xy[seen, ball, side // 2]
@@ -308,7 +309,7 @@ class EventDetector(KinkExplainer):
             limit = self.config.rest_speed_mm_s * (times[-1] - times[0]) + 3.0 * self._noise_mm
             stopped[stopped] = spread <= limit
         events: list[Event] = []
-        for ball in np.flatnonzero(stopped):
+        for ball in true_indices(stopped):
             if int(ball) not in pending:
                 self._moving[ball] = False
                 self._anchor[ball] = mean[ball]

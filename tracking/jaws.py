@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import TableSpec
+from tracking.fastnp import true_indices
 from tracking.geometry import CORNER_SHELF_MM, SIDE_SHELF_MM
 
 FloatArray = NDArray[np.float64]
@@ -125,7 +126,7 @@ def jaw_rub(
         face = np.array([-math.cos(relief), -math.sin(relief)])
         depth = np.maximum(to_tip @ face, 0.0)
         from_jaw = np.linalg.norm(to_tip - depth[:, None] * face[None, :], axis=1)
-        pressed = np.flatnonzero(
+        pressed = true_indices(
             valid
             & (np.nan_to_num(along, nan=np.inf) < tip)
             & (np.nan_to_num(from_jaw, nan=np.inf) <= table.ball_radius_mm)
@@ -147,7 +148,7 @@ def _last_step(local_mm: FloatArray) -> tuple[FloatArray, int] | None:
     """The last straight stretch of a path, fitted over its last few sightings (a slow
     ball's single step is mostly noise): (2, 2) where it was one row before its last
     sighting and at it, and the index of the last sighting; None with under two."""
-    seen = np.flatnonzero(np.isfinite(local_mm[:, 0]))[-_LAST_STEPS:]
+    seen = true_indices(np.isfinite(local_mm[:, 0]))[-_LAST_STEPS:]
     if len(seen) < 2:
         return None
     slope, offset = np.polyfit(seen.astype(np.float64), local_mm[seen], 1)

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tracking import contacts, jaws
+from tracking.fastnp import true_indices
 from tracking.history import FloatArray, WindowFits
 from tracking.rail_contacts import APPROACH_SIGMAS, RailContacts
 from tracking.starts import Path
@@ -88,7 +89,7 @@ class KinkExplainer(RailContacts):
         peak = (middle.change > middle.threshold) & (middle.change >= previous.change)
         peak &= middle.change > latest.change
         events = []
-        for ball in np.flatnonzero(peak):
+        for ball in true_indices(peak):
             event = self._explain_kink(int(ball), middle)
             bounce = self._left_rest_into_cushion(int(ball), middle)
             events += [e for e in (event, bounce) if e is not None]

@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 from calibration.table import TableSpec
 from tracking import contacts
 from tracking.event_config import EventConfig
+from tracking.fastnp import true_indices
 from tracking.history import FloatArray, PositionHistory
 
 
@@ -44,7 +45,7 @@ class LateTouches:
         reach = diameter + self.config.ball_contact_tolerance_mm
         far = reach + self.config.start_distance_mm
         best: tuple[float, int] | None = None
-        for other in np.flatnonzero(self._alive):
+        for other in true_indices(self._alive):
             if other == ball:
                 continue
             path = (times, xy[:, other])
@@ -73,7 +74,7 @@ class LateTouches:
             if other == ball or not (detected - self._fit_frames - 2 <= started <= detected):
                 continue
             times, _, xy = self._history.window(started, detected + 1)
-            seen = np.flatnonzero(np.isfinite(xy[:, other, 0]))
+            seen = true_indices(np.isfinite(xy[:, other, 0]))
             # Sightings after the contact are off the line: the path ends where it met ``ball``.
             before = seen[times[seen] <= t_start]
             seen = before if len(before) else seen

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import TableSpec
+from tracking.fastnp import true_indices
 from tracking.geometry import outside_distance_mm, pocket_entry
 from tracking.identity import log_probabilities
 from tracking.jaws import in_jaws
@@ -73,7 +74,7 @@ def coast(
     """Stop balls unseen for ``max_coast_s`` and remove those whose pending drop or exit
     is confirmed; returns the (11,) mask of balls removed on this frame."""
     removed_now = np.zeros(NUM_CLASSES, bool)
-    idx = np.flatnonzero(missing)
+    idx = true_indices(missing)
     if len(idx) == 0:
         return removed_now
     unseen_s = time_s - state.seen_time_s[idx]
@@ -102,7 +103,7 @@ def spawn(
         return
     prob = dets.class_prob.astype(np.float64) * dets.confidence[:, None].astype(np.float64)
     on_bed = outside_distance_mm(table, dets.xy_mm.astype(np.float64)) < 0.0
-    for ball in np.flatnonzero(~state.alive):
+    for ball in true_indices(~state.alive):
         removed = state.removed[ball] is not None
         need = config.respawn_min_probability if removed else config.init_min_probability
         if removed and time_s - state.removed_time_s[ball] < config.respawn_min_s:

@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from calibration.table import TableSpec
 from tracking.event_config import EventConfig
+from tracking.fastnp import true_indices
 from tracking.geometry import POCKETS
 from tracking.status_masks import status_is
 from tracking.types import EventKind, TrackSet, TrackStatus
@@ -277,10 +278,10 @@ class LossBook:
         for ball in list(self.losses):
             if found[ball] or not (visible[ball] or hidden[ball]):
                 del self.losses[ball]  # found again, or removed (pocketed, off the table)
-        self.gone -= set(np.flatnonzero(found).tolist())
+        self.gone -= set(true_indices(found).tolist())
         lost[np.array([*self.losses, *self.gone], np.int64)] = False
         self._visible = visible
-        return np.flatnonzero(lost)
+        return true_indices(lost)
 
     def add(self, loss: Loss, where: Fate | None) -> None:
         """Record a ball's loss and its fate, judged when it was lost (replacing none: the

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tracking import contacts, geometry
+from tracking.fastnp import true_indices
 from tracking.history import FloatArray, fit_lines
 from tracking.types import Event, EventKind
 from tracking.vanish import VanishWatcher
@@ -51,8 +52,8 @@ class RailContacts(VanishWatcher):
         window = 2.0 * self.config.fit_window_s  # a slow ball's direction needs the length
         recent = times >= times[-1] - self.config.history_s
         events = []
-        for ball in self._maybe_gapped(np.flatnonzero(self._moving & self._alive), times, xy):
-            seen = np.flatnonzero(np.isfinite(xy[:, ball, 0]) & recent)
+        for ball in self._maybe_gapped(true_indices(self._moving & self._alive), times, xy):
+            seen = true_indices(np.isfinite(xy[:, ball, 0]) & recent)
             if len(seen) < 6 or seen[-1] != len(times) - 1:
                 continue
             # Gaps (a one-frame gap leaves the kink fits enough sightings) whose path after
@@ -61,7 +62,7 @@ class RailContacts(VanishWatcher):
             due = (times[seen[-2]] - times[seen[1:]] < window) & (
                 window <= times[-1] - times[seen[1:]]
             )
-            for gap in np.flatnonzero((steps >= 2.5 * self._dt) & due):
+            for gap in true_indices((steps >= 2.5 * self._dt) & due):
                 event = self._bounce_across(int(ball), (times, xy), self._gap_sides(seen, gap))
                 events += [event] if event is not None else []
         return events

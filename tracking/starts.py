@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from tracking import contacts, placement
 from tracking.disturbances import DisturbanceCheck
 from tracking.event_config import EventConfig
+from tracking.fastnp import true_indices
 from tracking.history import FloatArray, fit_lines
 from tracking.late_touches import LateTouches
 from tracking.strokes import HiddenStroke
@@ -146,7 +147,7 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         if int(np.isfinite(xy[:, ball, 0]).sum()) >= 2:
             return times, xy
         all_times, _, all_xy = self._history.window(detected, self._history.count)
-        seen = np.flatnonzero(np.isfinite(all_xy[:, ball, 0]))
+        seen = true_indices(np.isfinite(all_xy[:, ball, 0]))
         if len(seen) < 2:
             return times, xy
         rest = self._anchor[ball]
@@ -198,7 +199,7 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         elapsed = max(float(times[first]) - float(self._start_floor[ball]), self._dt)
         if float(np.linalg.norm(offset)) > _MAX_ROLL_SPEED_MM_S * elapsed:
             return True
-        seen_at = np.flatnonzero(np.isfinite(xy[:, 0]))
+        seen_at = true_indices(np.isfinite(xy[:, 0]))
         steps = np.linalg.norm(np.diff(xy[seen_at], axis=0), axis=1)
         if np.any(steps > _MAX_ROLL_SPEED_MM_S * np.maximum(np.diff(times[seen_at]), 1e-9)):
             return True  # a jump no roll could make, after a noisy first sighting
@@ -226,7 +227,7 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         # lost it (or held a wrong sighting) and found it again mid-roll, as `_visibility`
         # keeps a ball lost and found in a shot moving; it was not put down, nor struck anew.
         self._moving[ball] = self._rolling_in_shot(ball, velocity)
-        self._anchor[ball] = xy[np.flatnonzero(np.isfinite(xy[:, 0]))[-1]]
+        self._anchor[ball] = xy[true_indices(np.isfinite(xy[:, 0]))[-1]]
         self._anchor_weight[ball] = 1.0
         return []
 
@@ -315,7 +316,7 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         moving = was_moving | (self._cluster_push(t_start) & self._moving)
         moving[ball] = False
         moving &= ~self._later_starters(ball, detected)
-        for mover in np.flatnonzero(moving & usable):
+        for mover in true_indices(moving & usable):
             at_start[mover] = self._stop_at_first_touch(
                 (float(t_ref[mover]), p[mover], v[mover]), at_start, usable & ~moving, t_start
             )
@@ -353,7 +354,7 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         that came earlier (its straight path ends there)."""
         first = t_start
         diameter = self.table.ball_diameter_mm
-        for other in np.flatnonzero(resting):
+        for other in true_indices(resting):
             still: Path = (t_start, xy_mm[other], np.zeros(2))
             touch = contacts.touch_time(path, still, diameter)
             if touch is not None and path[0] - 2.0 * self._dt <= touch < first:

@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 
 from calibration.table import TableSpec
 from tracking.event_config import EventConfig
+from tracking.fastnp import true_indices
 from tracking.history import PositionHistory
 from tracking.types import Event, EventKind
 from vision.types import CUE
@@ -98,7 +99,7 @@ class HiddenStroke:
         # Only sightings at its spot count: found far along, it already left unseen.
         near = np.linalg.norm(xy[:, CUE] - self._anchor[CUE], axis=1) <= 2.0 * self._diameter
         at_spot = near | ~np.isfinite(self._anchor[CUE, 0])
-        seen = np.flatnonzero(np.isfinite(xy[:, CUE, 0]) & at_spot & (times <= time_s + 1e-9))
+        seen = true_indices(np.isfinite(xy[:, CUE, 0]) & at_spot & (times <= time_s + 1e-9))
         return float(times[seen[-1]]) if len(seen) else None
 
     def _cue_unseen_at(self, time_s: float) -> bool:
@@ -119,7 +120,7 @@ class HiddenStroke:
         ball seen leaving, a cue ball found rolling at a stroke's speed was still struck
         when it vanished (its first contact is told by the ball it meets, or was never seen:
         a ball sent at once into a pocket); found slower, it may have been put there."""
-        seen = np.flatnonzero(np.isfinite(cue_xy[:, 0]))
+        seen = true_indices(np.isfinite(cue_xy[:, 0]))
         if self._in_shot or not len(seen) or not np.isfinite(self._anchor[CUE, 0]):
             return None
         found_s = float(times[seen[0]])
@@ -149,7 +150,7 @@ class HiddenStroke:
         times, _, _ = self._history.window(count - self._history.capacity, count)
         first_push = count - len(times)
         pushes = {b: p for b, p in self._start_count.items() if self._moving[b]}
-        for ball in np.flatnonzero(self._displaced & ~self._moving):
+        for ball in true_indices(self._displaced & ~self._moving):
             pushes.setdefault(int(ball), int(self._displaced_at[ball]))
         found = []
         for ball, push in pushes.items():
@@ -173,7 +174,7 @@ class HiddenStroke:
         if self._alive[CUE] and np.isfinite(rest[0]):
             near = {b for n, b in self._left_since(-np.inf) if abs(n - detected) <= 2}
             near |= {b for b, n in self._pending_starts if abs(n - detected) <= 2}
-            displaced = {int(b) for b in np.flatnonzero(self._displaced)}
+            displaced = {int(b) for b in true_indices(self._displaced)}
             together = sorted(({ball} | near | displaced) - {CUE})
             together = self._frozen_to(
                 [b for b in together if np.isfinite(self._anchor[b, 0])] or [ball]
@@ -232,7 +233,7 @@ class HiddenStroke:
         found, frontier = set(balls), list(balls)
         while frontier:
             distance = np.linalg.norm(rest - rest[frontier.pop()], axis=1)
-            for other in np.flatnonzero(distance <= reach):
+            for other in true_indices(distance <= reach):
                 if int(other) not in found:
                     found.add(int(other))
                     frontier.append(int(other))

@@ -20,6 +20,7 @@ from tracking import kalman
 from tracking.association import TrackGates, assign, association_cost, jump_costs
 from tracking.bounce import CushionModel, bounce_off_cushions
 from tracking.continuity import continuity_pairs, crowded_jumps, occupied
+from tracking.fastnp import true_indices
 from tracking.identity import (
     SLOT_FREE,
     SLOT_IN_PLAY,
@@ -104,12 +105,12 @@ class BallTracker:
             self._state,
             self.table,
             self.config,
-            np.flatnonzero(missing & ~self._state.lost_checked),
+            true_indices(missing & ~self._state.lost_checked),
         )
         if unassigned.any() and missing.any():
             found, found_cols = self._reidentify(missing, dets, unassigned, time_s)
             missing &= ~found
-            taken = (np.concatenate([tracks, np.flatnonzero(found)]), np.append(cols, found_cols))
+            taken = (np.concatenate([tracks, true_indices(found)]), np.append(cols, found_cols))
         if continuity and unassigned.any() and missing.any():
             self._continue(missing, dets, unassigned, time_s)
         self._settle_identities(taken, dets, dt_s, missing)
@@ -119,7 +120,7 @@ class BallTracker:
                 unassigned &= ~self._occupied(dets)
             before = self._state.alive.copy()
             spawn(self._state, self.table, self.config, dets[unassigned], time_s)
-            open_all(self._state.mixed_s, np.flatnonzero(self._state.alive & ~before), time_s)
+            open_all(self._state.mixed_s, true_indices(self._state.alive & ~before), time_s)
         return self._trackset(frame, time_s, missing, removed_now)
 
     def _predict(self, dt_s: float) -> None:
@@ -159,7 +160,7 @@ class BallTracker:
         self, dets: Detections, dt_s: float
     ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         state, config = self._state, self.config
-        idx = np.flatnonzero(state.alive)
+        idx = true_indices(state.alive)
         if len(idx) == 0 or len(dets) == 0:
             empty = np.zeros(0, np.int64)
             return empty, empty.copy()
@@ -285,7 +286,7 @@ class BallTracker:
         found_cols: list[int] = []
         prob = dets.class_prob.astype(np.float64) * dets.confidence[:, None].astype(np.float64)
         labels = np.argmax(prob, axis=1)
-        for ball in np.flatnonzero(missing):
+        for ball in true_indices(missing):
             score = np.where(unassigned & (labels == ball), prob[:, ball], 0.0)
             best = int(np.argmax(score))
             moved_mm = float(np.linalg.norm(dets.xy_mm[best] - state.seen_xy_mm[ball]))
@@ -322,8 +323,8 @@ class BallTracker:
         """Give unseen tracks the unassigned detections right on their ball (physical
         continuity, whatever the detection's colour says); ``missing`` and ``unassigned``
         are updated in place. Returns the tracks and the detections they took."""
-        idx = np.flatnonzero(missing)
-        free = np.flatnonzero(unassigned)
+        idx = true_indices(missing)
+        free = true_indices(unassigned)
         xy = self._state.mean[idx, :2]
         rows, cols = continuity_pairs(
             xy, self._position_std_mm(idx), dets.xy_mm[free], self._overlap_mm()
@@ -341,7 +342,7 @@ class BallTracker:
 
     def _occupied(self, dets: Detections) -> NDArray[np.bool_]:
         """(D,) detections on a ball a track in play knows: they start no other ball."""
-        idx = np.flatnonzero(self._state.alive)
+        idx = true_indices(self._state.alive)
         xy = self._state.mean[idx, :2]
         return occupied(xy, self._position_std_mm(idx), dets.xy_mm, self._overlap_mm())
 
@@ -383,7 +384,7 @@ class BallTracker:
         self, frame: int, time_s: float, missing: NDArray[np.bool_], removed_now: NDArray[np.bool_]
     ) -> TrackSet:
         state = self._state
-        rows = np.flatnonzero(state.alive | removed_now)
+        rows = true_indices(state.alive | removed_now)
         status = _SEEN_STATUS[missing[rows].astype(np.int64)]
         status[removed_now[rows]] = state.removed[rows][removed_now[rows]]
         xy_px = np.where(missing[rows, None], np.nan, state.xy_px[rows])

@@ -16,6 +16,7 @@ import numpy as np
 
 from tracking import contacts
 from tracking.drops import DropExplainer
+from tracking.fastnp import true_indices
 from tracking.history import FloatArray, fit_lines
 from tracking.lost import Loss, LossBook, fate, taken_over
 from tracking.types import Event, EventKind, TrackSet
@@ -90,8 +91,8 @@ class VanishWatcher(DropExplainer):
         seen_s = float(self._seen_time[ball])
         best: tuple[int, float, FloatArray] | None = None
         best_speed = self.config.strike_min_speed_mm_s
-        for other in np.flatnonzero(self._alive):
-            rows = np.flatnonzero(np.isfinite(xy[:, other, 0]))
+        for other in true_indices(self._alive):
+            rows = true_indices(np.isfinite(xy[:, other, 0]))
             before = rows[times[rows] <= seen_s + 1e-9]
             if other == ball or len(before) < 1:
                 continue
