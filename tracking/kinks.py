@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tracking import contacts, jaws
-from tracking.fastnp import true_indices
+from tracking.fastnp import row_norms, true_indices
 from tracking.history import FloatArray, WindowFits
 from tracking.rail_contacts import APPROACH_SIGMAS, RailContacts
 from tracking.starts import Path
@@ -67,8 +67,8 @@ class KinkExplainer(RailContacts):
             return []
         fits = self._window_fits
         before, after = fits.fit(self._history, m - k, m), fits.fit(self._history, m, m + k)
-        change = np.linalg.norm(after[2] - before[2], axis=1)
-        speed = np.maximum(np.linalg.norm(after[2], axis=1), np.linalg.norm(before[2], axis=1))
+        change = row_norms(after[2] - before[2])
+        speed = np.maximum(row_norms(after[2]), row_norms(before[2]))
         config = self.config
         noise_std = self._kink_noise_mm_s(k)
         noise = config.kink_noise_sigmas * noise_std

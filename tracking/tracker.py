@@ -216,28 +216,33 @@ class BallTracker:
         an arm that looks like it is not taken for it), except as far as a hand could push
         it. The (11,) result is also kept for re-identification."""
         state, config = self._state, self.config
-        speed = np.hypot(state.mean[idx, 2], state.mean[idx, 3])
+        mean, seen_time_s = state.mean[idx], state.seen_time_s[idx]
+        speed = np.hypot(mean[:, 2], mean[:, 3])
         struck = (speed > config.rest_speed_mm_s) | (idx == 0)
         # Unseen last frame and already struck: it may still be anywhere it could roll.
-        unseen = state.seen_time_s[idx] < (self._time_s or 0.0) - dt_s - 1e-9
+        unseen = seen_time_s < (self._time_s or 0.0) - dt_s - 1e-9
         struck |= self._jumpable[idx] & unseen
         # A struck ball unseen since (the cue ball blurred at the stroke) may have rolled
         # anywhere at up to the top speed since it was last seen.
-        unseen_s = np.where(struck & unseen, (self._time_s or 0.0) - state.seen_time_s[idx], 0.0)
+        unseen_s = np.where(struck & unseen, (self._time_s or 0.0) - seen_time_s, 0.0)
         reach = (
             self.table.ball_diameter_mm
             + speed * max(dt_s, 0.0)
             + config.max_ball_speed_mm_s * unseen_s
             + config.association.gate_sigmas * sigma_mm
         )
-        xy = state.mean[idx, :2]
+        xy = mean[:, :2]
         dx = xy[:, 0, None] - xy[None, :, 0]
         dy = xy[:, 1, None] - xy[None, :, 1]
         apart_sq = dx * dx + dy * dy
         touching = apart_sq <= (1.5 * self.table.ball_diameter_mm) ** 2
         touched = (struck[None, :] & (apart_sq <= (reach * reach)[None, :])).any(axis=1)
-        for _ in range(len(idx)):  # pass the knock along chains of touching balls
-            more = touched | touching[:, touched].any(axis=1)
+        # Pass the knock along chains of touching balls (a ball always touches itself, so
+        # with no other pair touching, nothing passes). Boolean ``touching @ touched`` is
+        # ``touching[:, touched].any(axis=1)``.
+        chains = touched.any() and int(np.count_nonzero(touching)) > len(idx)
+        for _ in range(len(idx) if chains else 0):
+            more = touched | (touching @ touched)
             if not (more & ~touched).any():
                 break
             touched = more
