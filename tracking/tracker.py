@@ -390,17 +390,27 @@ class BallTracker:
     ) -> TrackSet:
         state = self._state
         rows = true_indices(state.alive | removed_now)
-        status = _SEEN_STATUS[missing[rows].astype(np.int64)]
-        status[removed_now[rows]] = state.removed[rows][removed_now[rows]]
-        xy_px = np.where(missing[rows, None], np.nan, state.xy_px[rows])
-        gone = removed_now[rows, None]
+        unseen = missing[rows]
+        status = _SEEN_STATUS[unseen.astype(np.int64)]
+        mean = state.mean[rows]
+        xy_mm, velocity = mean[:, :2], mean[:, 2:]
+        # Most frames remove no ball and see every one: skip the masks that change nothing.
+        if removed_now.any():
+            gone = removed_now[rows]
+            status[gone] = state.removed[rows][gone]
+            xy_mm = np.where(gone[:, None], state.seen_xy_mm[rows], xy_mm)
+            velocity = np.where(gone[:, None], 0.0, velocity)
+        xy_px, measured = state.xy_px[rows], state.measured_xy_mm[rows]
+        if unseen.any():
+            xy_px = np.where(unseen[:, None], np.nan, xy_px)
+            measured = np.where(unseen[:, None], np.nan, measured)
         return TrackSet(
             frame=frame,
             time_s=time_s,
             ball=rows.astype(np.int64),
-            xy_mm=np.where(gone, state.seen_xy_mm[rows], state.mean[rows, :2]),
-            velocity_mm_s=np.where(gone, 0.0, state.mean[rows, 2:]),
+            xy_mm=xy_mm,
+            velocity_mm_s=velocity,
             xy_px=xy_px,
             status=status,
-            measured_xy_mm=np.where(missing[rows, None], np.nan, state.measured_xy_mm[rows]),
+            measured_xy_mm=measured,
         )
