@@ -52,7 +52,7 @@ class RailContacts(VanishWatcher):
         window = 2.0 * self.config.fit_window_s  # a slow ball's direction needs the length
         recent = times >= times[-1] - self.config.history_s
         events = []
-        for ball in self._maybe_gapped(true_indices(self._moving & self._alive), times, xy):
+        for ball in self._maybe_gapped(true_indices(self._moving & self._alive), times, recent, xy):
             seen = true_indices(np.isfinite(xy[:, ball, 0]) & recent)
             if len(seen) < 6 or seen[-1] != len(times) - 1:
                 continue
@@ -68,14 +68,18 @@ class RailContacts(VanishWatcher):
         return events
 
     def _maybe_gapped(
-        self, balls: NDArray[np.int64], times: FloatArray, xy: FloatArray
+        self,
+        balls: NDArray[np.int64],
+        times: FloatArray,
+        recent: NDArray[np.bool_],
+        xy: FloatArray,
     ) -> NDArray[np.int64]:
         """``balls`` that may have a gap in their recent sightings (most frames: none).
 
-        With the frames evenly spaced a gap leaves a frame unseen between two sightings, so
-        a ball seen on every frame from its first recent sighting to now has none.
+        ``recent`` (K,) marks the ``times`` within ``history_s`` of the latest. With the
+        frames evenly spaced a gap leaves a frame unseen between two sightings, so a ball
+        seen on every frame from its first recent sighting to now has none.
         """
-        recent = times >= times[-1] - self.config.history_s
         if len(balls) == 0 or np.max(np.diff(times[recent]), initial=0.0) >= 2.5 * self._dt:
             return balls
         sighted = np.isfinite(xy[:, balls, 0]) & recent[:, None]

@@ -232,9 +232,8 @@ class BallTracker:
             + config.association.gate_sigmas * sigma_mm
         )
         xy = mean[:, :2]
-        dx = xy[:, 0, None] - xy[None, :, 0]
-        dy = xy[:, 1, None] - xy[None, :, 1]
-        apart_sq = dx * dx + dy * dy
+        apart = xy[:, None, :] - xy[None, :, :]
+        apart_sq = np.add.reduce(apart * apart, axis=2)  # dx² + dy², in that order
         touching = apart_sq <= (1.5 * self.table.ball_diameter_mm) ** 2
         touched = (struck[None, :] & (apart_sq <= (reach * reach)[None, :])).any(axis=1)
         # Pass the knock along chains of touching balls (a ball always touches itself, so
