@@ -157,9 +157,7 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         ahead = float(first @ second) / max(reach, 1e-9)
         straight = across <= self.table.ball_radius_mm and ahead < reach
         near = float(np.linalg.norm(first)) <= self.table.ball_diameter_mm
-        others = self._alive & self._moving
-        others[ball] = False
-        if (near or not straight) and (self._in_shot or others.any() or ball == CUE):
+        if (near or not straight) and (self._in_shot or self._others_rolling(ball) or ball == CUE):
             return times, xy
         # On a quiet table an object ball hidden as it left (a hand over it) is seen on the
         # way and again once uncovered: both sightings tell its start; one alone would put
@@ -226,18 +224,20 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         # Found far away but rolling on while the shot's balls still roll: its track had
         # lost it (or held a wrong sighting) and found it again mid-roll, as `_visibility`
         # keeps a ball lost and found in a shot moving; it was not put down, nor struck anew.
-        self._moving[ball] = self._rolling_in_shot(ball, velocity)
+        self._moving[ball] = (
+            self._in_shot
+            and self._others_rolling(ball)
+            and speed >= self.config.start_min_speed_mm_s
+        )
         self._anchor[ball] = xy[true_indices(np.isfinite(xy[:, 0]))[-1]]
         self._anchor_weight[ball] = 1.0
         return []
 
-    def _rolling_in_shot(self, ball: int, velocity: FloatArray) -> bool:
-        """Whether ``ball`` moves at ``velocity`` (mm/s) during a shot whose other balls are
-        still rolling."""
+    def _others_rolling(self, ball: int) -> bool:
+        """Whether any ball on the table other than ``ball`` is still moving."""
         others = self._alive & self._moving
         others[ball] = False
-        speed = float(np.linalg.norm(velocity))
-        return self._in_shot and bool(others.any()) and speed >= self.config.start_min_speed_mm_s
+        return bool(others.any())
 
     def _put_down(self, ball: int, seen: tuple[FloatArray, FloatArray], speed: float) -> bool:
         """Whether ``ball`` was found at rest far from its rest spot, soon after it was last
