@@ -49,9 +49,25 @@ def cloth_distance(
         dark_ratio: brightness ratio below which darkness counts; raising it finds the black
             ball on dark cloth better and lets deep shadows in.
     """
-    norm = np.sqrt(np.maximum(np.einsum("hwc,hwc->hw", cloth, cloth), 1.0)).astype(np.float32)
-    unit = (cloth / norm[..., None]).astype(np.float32)
+    unit, norm = _unit_colour(cloth)
     return distance_along(image, unit, norm, dark_ratio)
+
+
+def _unit_colour(cloth: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """(H, W, 3) unit colour directions and (H, W) lengths of an (H, W, 3) cloth colour."""
+    norm = np.sqrt(np.maximum(np.einsum("hwc,hwc->hw", cloth, cloth), 1.0)).astype(np.float32)
+    return (cloth / norm[..., None]).astype(np.float32), norm
+
+
+def _split(
+    image: NDArray[np.uint8], unit: NDArray[np.float32]
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """(H, W) each pixel's length along the cloth's colour and its squared colour residual
+    off that line (never negative)."""
+    pixels = image.astype(np.float32)
+    along = np.asarray(cv2.transform(cv2.multiply(pixels, unit), _SUM_CHANNELS), np.float32)
+    squared = cv2.transform(cv2.multiply(pixels, pixels), _SUM_CHANNELS)
+    return along, np.asarray(np.maximum(squared - along * along, 0.0), np.float32)
 
 
 _SUM_CHANNELS = np.ones((1, 3), np.float32)
@@ -82,10 +98,7 @@ def distance_along(
 ) -> NDArray[np.float32]:
     """`cloth_distance` with the cloth given as (H, W, 3) unit colour directions and
     (H, W) lengths (the fast form the detector uses every frame)."""
-    pixels = image.astype(np.float32)
-    along = cv2.transform(cv2.multiply(pixels, unit), _SUM_CHANNELS)
-    squared = cv2.transform(cv2.multiply(pixels, pixels), _SUM_CHANNELS)
-    residual = np.maximum(squared - along * along, 0.0)
+    along, residual = _split(image, unit)
     bright = np.maximum(along - norm, 0.0)
     dark = np.maximum(dark_ratio * norm - along, 0.0) * np.float32(1.0 / max(dark_ratio, 1e-3))
     distance: NDArray[np.float32] = np.sqrt(residual + bright * bright + dark * dark)
@@ -200,13 +213,9 @@ def _passing(objects: NDArray[np.bool_], view: TableView, radius: int) -> NDArra
 def _hue_distance(image: NDArray[np.uint8], cloth: NDArray[np.float32]) -> NDArray[np.float32]:
     """(H, W) float32 how far each pixel's colour lies from the line of the cloth's colour
     (any brightness of it: shade, a cushion face, a dark pocket are near it), 8-bit units."""
-    norm = np.sqrt(np.maximum(np.einsum("hwc,hwc->hw", cloth, cloth), 1.0))[..., None]
-    unit = (cloth / norm).astype(np.float32)
-    pixels = image.astype(np.float32)
-    along = cv2.transform(cv2.multiply(pixels, unit), _SUM_CHANNELS)
-    squared = cv2.transform(cv2.multiply(pixels, pixels), _SUM_CHANNELS)
-    residual: NDArray[np.float32] = np.sqrt(np.maximum(squared - along * along, 0.0))
-    return residual
+    _, residual = _split(image, _unit_colour(cloth)[0])
+    distance: NDArray[np.float32] = np.sqrt(residual)
+    return distance
 
 
 def _ball_sized(things: NDArray[np.bool_], radius: int) -> NDArray[np.bool_]:
