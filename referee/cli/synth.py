@@ -55,7 +55,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--cloth", default="green", choices=("green", "blue", "red", "grey"))
     parser.add_argument("--balls", default="standard", choices=("standard", "tv"))
     parser.add_argument(
-        "--nuisances", type=_names, default=("cue",), help="any of cue,arm (or 'none')"
+        "--nuisances", type=_names, default=("cue",), help="any of cue,arm,player (or 'none')"
     )
     parser.add_argument("--brightness", type=float, default=1.0, help="lighting gain")
     parser.add_argument("--noise", type=float, default=2.0, help="sensor noise, grey levels")
@@ -66,11 +66,13 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from vision.synthetic.clip import ClipConfig, build_scene, make_clip
+    from vision.synthetic.nuisances import NUISANCES
 
     nuisances = tuple(n for n in args.nuisances if n != "none")
-    unknown = [n for n in nuisances if n not in ("cue", "arm")]
+    unknown = [n for n in nuisances if n not in NUISANCES]
     if unknown:
-        print(f"error: unknown nuisance(s) {unknown}; expected cue, arm or none", file=sys.stderr)
+        known = ", ".join(NUISANCES)
+        print(f"error: unknown nuisance(s) {unknown}; expected {known} or none", file=sys.stderr)
         return 2
     config = ClipConfig(
         shots=args.shots,
