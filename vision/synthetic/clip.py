@@ -52,7 +52,7 @@ class ClipConfig:
         seed: seeds the rack, the shot search, the look and the noise.
         cloth: cloth colour ("green", "blue", "red", "grey").
         balls: ball set ("standard" or "tv").
-        nuisances: any of "cue", "arm".
+        nuisances: any of "cue", "arm", "player" (`nuisances.NUISANCES`).
         brightness: lighting gain (1 nominal).
         noise_sigma: sensor noise, grey levels.
     """

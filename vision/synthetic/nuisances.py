@@ -16,7 +16,8 @@ from vision.synthetic.plan import PlannedShot
 from vision.synthetic.render import Overlay
 from vision.types import CUE
 
-NUISANCES = ("cue", "arm")
+NUISANCES = ("cue", "arm", "player")
+"""Known nuisances; `player` (people's bodies) is drawn by `vision.synthetic.players`."""
 APPROACH_S = 1.1
 """The cue stick is over the table this long before the strike."""
 WITHDRAW_S = 0.45

@@ -87,10 +87,13 @@ class Overlay:
     Attributes:
         points_mm: (K, 3) polygon vertices: table x, y and height above the cloth, mm.
         colour: BGR fill colour.
+        shade: 0 for a solid; above 0, a soft shadow on the cloth instead: the light lost
+            inside the polygon (0..1), its edge blurred over about a ball radius.
     """
 
     points_mm: FloatArray
     colour: tuple[int, int, int]
+    shade: float = 0.0
 
 
 @dataclass(slots=True)
@@ -164,9 +167,30 @@ class Renderer:
         uv = self.camera.project(points[:, :2], points[:, 2])
         if np.any(self.camera.depth_mm(points[:, :2], points[:, 2]) <= 0):
             return
+        if overlay.shade > 0:
+            self._draw_shade(image, uv, overlay.shade)
+            return
         cv2.fillPoly(
             image, [np.round(uv * 16).astype(np.int32)], overlay.colour, cv2.LINE_AA, shift=4
         )
+
+    def _draw_shade(self, image: NDArray[np.uint8], uv: FloatArray, shade: float) -> None:
+        """Darken the polygon `uv` (K, 2) px by `shade`, its edge blurred by a ball radius."""
+        middle = uv.mean(axis=0)
+        table_xy = self.camera.to_table(middle[None], 0.0)
+        blur = max(1.0, float(self.camera.ball_radius_px(table_xy, self.table.ball_radius_mm)[0]))
+        reach = float(np.max(np.linalg.norm(uv - middle, axis=1))) + 3.0 * blur
+        box = _box(middle, reach, image.shape)
+        if box is None:
+            return
+        (u0, u1), (v0, v1) = box
+        mask = np.zeros((v1 - v0, u1 - u0), np.float32)
+        corners = np.round((uv - [u0, v0]) * 16).astype(np.int32)
+        cv2.fillPoly(mask, [corners], 1.0, cv2.LINE_AA, shift=4)
+        soft = np.asarray(cv2.GaussianBlur(mask, (0, 0), blur), np.float32)
+        gain = (1.0 - shade * soft)[..., None]
+        patch = image[v0:v1, u0:u1].astype(np.float32) * gain
+        image[v0:v1, u0:u1] = np.clip(patch, 0, 255).astype(np.uint8)
 
     def _draw_shadow(self, image: NDArray[np.uint8], centre_mm: FloatArray) -> None:
         key = b"s" + centre_mm.tobytes()

@@ -11,6 +11,7 @@ import numpy as np
 from calibration.camera import CameraModel
 from vision.synthetic.nuisances import shot_overlays
 from vision.synthetic.plan import PlannedShot, RackPlan
+from vision.synthetic.players import PLAYER, with_players
 from vision.synthetic.render import BallPoses, Overlay
 from vision.synthetic.timeline import SUBSTEPS, Timeline
 from vision.synthetic.truth import TrackRow, frame_at_or_after
@@ -54,7 +55,10 @@ class Scene:
         radius = self.plan.table.ball_radius_mm
         out: list[Overlay] = []
         for shot in self.plan.shots:
-            out.extend(shot_overlays(shot, time_s, self.nuisances, radius))
+            stroke = shot_overlays(shot, time_s, self.nuisances, radius)
+            if PLAYER in self.nuisances:
+                stroke = with_players(shot, time_s, self.camera, self.plan.table, stroke)
+            out.extend(stroke)
             for script in shot.scripts:
                 out.extend(script.overlays(time_s))
         return tuple(out)
@@ -115,7 +119,7 @@ class Scene:
         self, index: int, grid: int, time_s: float, overlays: tuple[Overlay, ...]
     ) -> tuple[TrackRow, ...]:
         motion, timeline = self.timeline.motion, self.timeline
-        polygons = [self._polygon(o) for o in overlays]
+        polygons = [self._polygon(o) for o in overlays if o.shade == 0]
         rows: list[TrackRow] = []
         for ball in range(NUM_CLASSES):
             out = timeline.out_of_play(ball, index)
