@@ -19,10 +19,9 @@ from numpy.typing import NDArray
 
 from calibration.camera import BALL_CENTRE_HEIGHT_MM
 from calibration.io import Calibration
-from calibration.table import TableSpec
 from referee.declarations import DeclarationLog
 from referee.pipeline_calls import CallConfig, CallStage, ShotInput, ShotResult
-from tracking.geometry import pocket_entry
+from referee.pipeline_search import cue_in_hand, in_play, moving_ball_lost
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import CUE, Detections, Frame
 
@@ -133,6 +132,21 @@ class FrameResult:
     timing_ms: dict[str, float]
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Perceived:
+    """What detection and tracking made of one frame.
+
+    Attributes:
+        detections: the detector's output.
+        tracks: every ball's state, with `xy_px` filled by projection where the tracker had none.
+        timing_ms: milliseconds spent detecting and tracking.
+    """
+
+    detections: Detections
+    tracks: TrackSet
+    timing_ms: dict[str, float]
+
+
 def shot_input(record: Any) -> ShotInput:
     """Read a shot segmenter's record into the rules stage's input (duck-typed)."""
     if isinstance(record, ShotInput):
@@ -158,52 +172,6 @@ def shot_input(record: Any) -> ShotInput:
         fact_confidence=dict(getattr(record, "fact_confidence", {})),
         unaccounted=unaccounted,
     )
-
-
-def _in_play(tracks: TrackSet) -> NDArray[np.bool_]:
-    status = tracks.status
-    mask: NDArray[np.bool_] = (status == TrackStatus.ON_TABLE) | (status == TrackStatus.OCCLUDED)
-    return mask
-
-
-_DROP_HORIZON_S = 0.2
-"""A lost ball whose path enters a pocket within this time is dropping, not lost."""
-
-
-def _moving_ball_lost(
-    tracks: TrackSet, min_speed_mm_s: float, table: TableSpec, cue_lost: bool = False
-) -> bool:
-    """Whether some ball is hidden from the detector while it may be moving, other than one
-    heading into a pocket mouth (it is dropping: a full-table search, some 60 ms, would not
-    find it, and the windows around its prediction cover a rattle).
-
-    A ball may be moving when the tracker thinks so, and the cue ball when ``cue_lost`` (lost
-    long enough, `PipelineConfig.lost_cue_wait_s`): struck from rest, it leaves its search
-    window within a frame (at 2 m/s and up) while its filter, which never saw it move, still
-    says it rests. An object ball only starts when a ball the tracker follows reaches it.
-    """
-    coasting = tracks.status == TrackStatus.OCCLUDED
-    speed = np.hypot(tracks.velocity_mm_s[:, 0], tracks.velocity_mm_s[:, 1])
-    lost = coasting & ((speed > min_speed_mm_s) | ((tracks.ball == CUE) & cue_lost))
-    if not lost.any():
-        return False
-    entering = pocket_entry(
-        table,
-        tracks.xy_mm[lost],
-        tracks.velocity_mm_s[lost],
-        _DROP_HORIZON_S,
-        min(table.corner_mouth_mm, table.side_mouth_mm),
-    )
-    return bool(np.any(entering < 0))
-
-
-def _cue_in_hand(tracks: TrackSet) -> bool:
-    """Whether the cue ball is off the bed (pocketed, off the table, or no longer tracked):
-    in hand, it comes back wherever the player puts it, where no search window looks, and
-    the next stroke may follow within a second."""
-    cue = tracks.ball == CUE
-    off = (tracks.status == TrackStatus.POCKETED) | (tracks.status == TrackStatus.OFF_TABLE)
-    return not np.any(cue) or bool(np.any(off & cue))
 
 
 class Pipeline:
@@ -248,32 +216,59 @@ class Pipeline:
 
     def process(self, frame: Frame) -> FrameResult:
         """Run every stage on one frame."""
+        seen = self.perceive(frame)
+        events, shots, judged_ms = self.judge(seen.tracks)
+        self.add_times(judged_ms)
+        timing = {**seen.timing_ms, **judged_ms}
+        return FrameResult(
+            frame.index, frame.time_s, seen.detections, seen.tracks, events, shots, timing
+        )
+
+    def perceive(self, frame: Frame) -> Perceived:
+        """Detection and tracking of one frame, and where to search the next one. Only
+        these stages feed the next frame's; `judge` may run elsewhere, later, in order."""
         clock = self._clock
         t0 = clock()
         detections = self.detector.detect(frame, self._search_hint(frame))
         t1 = clock()
         tracks = self._with_pixels(self.tracker.update(detections, frame.index, frame.time_s))
         t2 = clock()
-        events = list(self.events.update(tracks))
-        t3 = clock()
-        records = self.segmenter.update(events, tracks)
-        t4 = clock()
-        shots = tuple(self.calls.judge(shot_input(r)) for r in records)
-        t5 = clock()
-        self._hint = tracks.xy_px[_in_play(tracks)]
-        self._moving_ball_lost = _cue_in_hand(tracks) or _moving_ball_lost(
+        self._hint = tracks.xy_px[in_play(tracks)]
+        self._moving_ball_lost = cue_in_hand(tracks) or moving_ball_lost(
             tracks, self.config.lost_ball_speed_mm_s, self.calibration.table, self._cue_lost(tracks)
         )
-        timing = {
-            stage: 1000.0 * (b - a)
-            for stage, a, b in zip(STAGES, (t0, t1, t2, t3, t4), (t1, t2, t3, t4, t5), strict=True)
-        }
-        for stage, ms in timing.items():
-            self.totals_ms[stage] += ms
+        timing = {"detect": 1000.0 * (t1 - t0), "track": 1000.0 * (t2 - t1)}
+        self.add_times(timing)
         self.frames += 1
-        return FrameResult(
-            frame.index, frame.time_s, detections, tracks, tuple(events), shots, timing
-        )
+        return Perceived(detections, tracks, timing)
+
+    def judge(
+        self, tracks: TrackSet
+    ) -> tuple[tuple[Event, ...], tuple[ShotResult, ...], dict[str, float]]:
+        """Events, finished shots and their calls from one frame's tracks (frames in order).
+
+        Returns:
+            The events that became certain, the shots judged, and milliseconds per stage.
+        """
+        clock = self._clock
+        t0 = clock()
+        events = tuple(self.events.update(tracks))
+        t1 = clock()
+        records = self.segmenter.update(list(events), tracks)
+        t2 = clock()
+        shots = tuple(self.calls.judge(shot_input(r)) for r in records)
+        t3 = clock()
+        timing = {
+            "events": 1000.0 * (t1 - t0),
+            "shots": 1000.0 * (t2 - t1),
+            "rules": 1000.0 * (t3 - t2),
+        }
+        return events, shots, timing
+
+    def add_times(self, timing_ms: dict[str, float]) -> None:
+        """Add milliseconds per stage to the totals (`judge` run elsewhere adds its own)."""
+        for stage, ms in timing_ms.items():
+            self.totals_ms[stage] += ms
 
     def _cue_lost(self, tracks: TrackSet) -> bool:
         """Whether the cue ball has been lost (hidden on the table) for at least

@@ -19,7 +19,8 @@ class PrefetchSource:
     """Wraps a frame source (`read() -> Frame | None`) with a reader thread.
 
     Attributes other than `read` and `close` (fps, frame_count, path, ended_early) are those
-    of the wrapped source.
+    of the wrapped source. The thread starts at the first `read`, so a process forked
+    before it (`referee.review.judging`) holds no half-taken lock of it.
 
     Args:
         source: the source to read ahead.
@@ -32,7 +33,6 @@ class PrefetchSource:
         self._stop = threading.Event()
         self._done = False
         self._thread = threading.Thread(target=self._run, name="frame-prefetch", daemon=True)
-        self._thread.start()
 
     def _run(self) -> None:
         try:
@@ -56,6 +56,8 @@ class PrefetchSource:
         """The next frame, None at the end; an error of the reader thread is raised here."""
         if self._done:
             return None
+        if self._thread.ident is None:  # not started yet
+            self._thread.start()
         item = self._queue.get()
         if item is _END:
             self._done = True
@@ -68,7 +70,8 @@ class PrefetchSource:
 
     def close(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=5.0)
+        if self._thread.ident is not None:
+            self._thread.join(timeout=5.0)
         self._source.close()
 
     def __getattr__(self, name: str) -> Any:

@@ -9,6 +9,7 @@ processed.
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,10 @@ from typing import Any
 from calibration.io import Calibration
 from calibration.table import TableSpec
 from referee.declarations import DeclarationLog
-from referee.pipeline import Detector, FrameResult, Pipeline, PipelineConfig
+from referee.pipeline import Detector, FrameResult, Perceived, Pipeline, PipelineConfig
 from referee.review.annotate import AnnotatedVideo
 from referee.review.history import EvidenceCollector, TrackHistory, table_region_px
+from referee.review.judging import JudgeWorker, JudgeWorkerError, parallel_available
 from referee.review.outputs import ReviewWriter, write_json_atomic
 from referee.review.plot import encode_png, plot_shot
 from referee.review.report import ReportInput, ShotView, render_report
@@ -41,6 +43,11 @@ class ReviewOptions:
         config: the pipeline's options.
         table: the table's size, used when the table is found automatically; None measures
             it from the balls (`calibration.scale`).
+        parallel: judge (events, shots, calls) in a second process while the next frames
+            are detected, where two cores and `fork` are there (`referee.review.judging`);
+            the outputs are the same either way.
+        max_waiting_frames: frames detected ahead of their judging at most (each holds its
+            image until then).
     """
 
     out_dir: Path
@@ -49,12 +56,15 @@ class ReviewOptions:
     progress: bool = True
     config: PipelineConfig = field(default_factory=PipelineConfig)
     table: TableSpec | None = None
+    parallel: bool = True
+    max_waiting_frames: int = 8
 
 
 @dataclass
 class _Run:
-    """Mutable bookkeeping of one review."""
+    """Mutable bookkeeping of one review (`frames`: those fully processed and written)."""
 
+    read: int = 0
     frames: int = 0
     first_frame: Frame | None = None
     shots: list[ShotView] = field(default_factory=list)
@@ -94,30 +104,42 @@ class Review:
         self.video: AnnotatedVideo | None = None
         self.run = _Run()
         self.calibration_info: dict[str, Any] = {"source": "file"}
+        self.worker: JudgeWorker | None = None
+        self.worker_cpu_s = 0.0
+        """CPU seconds of the judging process (known at the end)."""
+        self._waiting: deque[tuple[Frame, Perceived]] = deque()
 
     def execute(self) -> dict[str, Any]:
         """Process every frame; returns the summary (also written to summary.json)."""
         started = time.perf_counter()
+        if self.options.parallel and parallel_available():
+            # Forked before the progress bar's and the decoder's threads start.
+            self.worker = JudgeWorker(self.pipeline)
         bar = self._progress_bar()
         try:
-            while self.options.max_frames is None or self.run.frames < self.options.max_frames:
+            while self.options.max_frames is None or self.run.read < self.options.max_frames:
                 t0 = time.perf_counter()
                 frame = self.source.read()
                 self.run.decode_s += time.perf_counter() - t0
                 if frame is None:
                     break
+                self.run.read += 1
                 self._one_frame(frame)
                 if bar is not None:
                     bar.update(1)
+            self._end_judging()
         except KeyboardInterrupt:
             self.run.stopped = f"interrupted at frame {self.run.frames}"
             raise
         except Exception as error:
+            self._salvage(error)
             self.run.stopped = f"processing failed at frame {self.run.frames}: {error}"
             raise
         finally:
             if bar is not None:
                 bar.close()
+            if self.worker is not None:
+                self.worker.close()
             if getattr(self.source, "ended_early", False):
                 self.run.stopped = (
                     f"the video ended early, at frame {self.run.frames} (truncated file?)"
@@ -142,7 +164,50 @@ class Review:
             if self.options.annotate:
                 path = self.options.out_dir / "annotated.mp4"
                 self.video = AnnotatedVideo(path, self.source.fps, frame.size)
-        result = self.pipeline.process(frame)
+        if self.worker is None:
+            self._write(frame, self.pipeline.process(frame))
+            return
+        seen = self.pipeline.perceive(frame)
+        self.worker.submit(seen.tracks)
+        self._waiting.append((frame, seen))
+        while self._waiting and (
+            len(self._waiting) > self.options.max_waiting_frames or self.worker.ready()
+        ):
+            self._judged()
+
+    def _judged(self) -> None:
+        """Write the oldest waiting frame with the worker's results for it."""
+        assert self.worker is not None
+        frame, seen = self._waiting.popleft()
+        events, shots = self.worker.receive()
+        result = FrameResult(
+            frame.index, frame.time_s, seen.detections, seen.tracks, events, shots, seen.timing_ms
+        )
+        self._write(frame, result)
+
+    def _end_judging(self) -> None:
+        """Write every waiting frame, then take the worker's stage times."""
+        if self.worker is None:
+            return
+        while self._waiting:
+            self._judged()
+        self.pipeline.add_times(self.worker.finish())
+        self.worker_cpu_s = self.worker.cpu_s
+
+    def _salvage(self, error: Exception) -> None:
+        """After a failure in this process, write the frames the worker was judging, so
+        the files hold every frame before the failing one; nothing more is tried if the
+        worker itself failed."""
+        if self.worker is None or isinstance(error, JudgeWorkerError):
+            return
+        try:
+            while self._waiting:
+                self._judged()
+        except Exception:  # the original error is the one to report
+            return
+
+    def _write(self, frame: Frame, result: FrameResult) -> None:
+        """One frame's outputs: tracks, events, evidence, history, judged shots, video."""
         self.run.frames += 1
         self.writer.write_tracks(result.tracks)
         self.writer.write_events(result.events)

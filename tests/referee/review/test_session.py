@@ -70,13 +70,16 @@ class BrokenDetector:
         )
 
 
-def test_a_failure_leaves_the_processed_frames_and_says_where(tmp_path: Path) -> None:
+@pytest.mark.parametrize("parallel", [False, True], ids=["one-process", "judged-apart"])
+def test_a_failure_leaves_the_processed_frames_and_says_where(
+    tmp_path: Path, parallel: bool
+) -> None:
     calibration = _calibration()
     review = Review(
         Frames(),
         calibration,
         None,
-        ReviewOptions(tmp_path, progress=False),
+        ReviewOptions(tmp_path, progress=False, parallel=parallel),
         BrokenDetector(calibration),
     )
     with pytest.raises(RuntimeError, match="detector crashed"):
@@ -90,9 +93,10 @@ def test_a_failure_leaves_the_processed_frames_and_says_where(tmp_path: Path) ->
     assert "failed at frame 25" in html and html.endswith("</html>\n")
 
 
-def test_max_frames_stops_early_and_completes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("parallel", [False, True], ids=["one-process", "judged-apart"])
+def test_max_frames_stops_early_and_completes(tmp_path: Path, parallel: bool) -> None:
     calibration = _calibration()
-    options = ReviewOptions(tmp_path, max_frames=10, progress=False)
+    options = ReviewOptions(tmp_path, max_frames=10, progress=False, parallel=parallel)
     summary = Review(Frames(), calibration, None, options, BrokenDetector(calibration)).execute()
     assert summary["complete"] is True and summary["frames"] == 10
     assert summary["stage_ms_per_frame"].keys() == {"detect", "track", "events", "shots", "rules"}
