@@ -87,7 +87,7 @@ def _review(args: argparse.Namespace, out_dir: Path) -> tuple[dict[str, Any], di
     frame_ms: list[float] = []
     detect_ms: dict[str, list[float]] = {"hinted": [], "full": []}
     detect_cpu_ms: dict[str, list[float]] = {"hinted": [], "full": []}
-    process = review.pipeline.process
+    process = review.pipeline.perceive  # detection and tracking: the main thread's work
     detector = review.pipeline.detector
     detect = detector.detect
 
@@ -105,7 +105,7 @@ def _review(args: argparse.Namespace, out_dir: Path) -> tuple[dict[str, Any], di
         frame_ms.append(1000.0 * (time.perf_counter() - started))
         return result
 
-    review.pipeline.process = timed  # type: ignore[method-assign]
+    review.pipeline.perceive = timed  # type: ignore[method-assign]
     detector.detect = timed_detect  # type: ignore[method-assign]
     thread_started, process_started = time.thread_time(), time.process_time()
     try:
@@ -113,7 +113,9 @@ def _review(args: argparse.Namespace, out_dir: Path) -> tuple[dict[str, Any], di
     finally:
         review.source.close()
     main_s = time.thread_time() - thread_started
-    other_s = max(0.0, time.process_time() - process_started - main_s)
+    # The judging process (events, shots, calls; `referee.review.judging`) counts as other.
+    worker_s = float(getattr(review, "worker_cpu_s", 0.0))
+    other_s = max(0.0, time.process_time() - process_started - main_s) + worker_s
     frames = max(1, int(summary["frames"]))
     cpu = {
         "main_thread_ms_per_frame": round(1000.0 * main_s / frames, 3),
