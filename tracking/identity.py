@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.optimize import linear_sum_assignment
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,10 +124,18 @@ def relabels(
     slot_kind: NDArray[np.int64],
     config: IdentityConfig,
 ) -> list[tuple[int, int]]:
-    """Pairs of track slots whose numbers should be exchanged, best gain first.
+    """Exchanges of track slots that give the tracks the numbers their evidence supports.
+
+    The numbers are reassigned as a whole (Hungarian on the evidence): a pair of tracks
+    may swap, a track may take a free number, and three or more tracks may rotate their
+    numbers (two balls' readings taken by their neighbours in a rack, a cluster split by a
+    break), which no pairwise exchange can undo. Each number that changes hands costs
+    ``margin / 2``: a swap needs a gain above ``margin`` as before, a rotation of three
+    above 1.5 ``margin``. A rotation or swap must involve a track seen this frame.
 
     Args:
-        evidence: (11, 11) average log class probabilities per track slot.
+        evidence: (11, 11) average log class probabilities per track slot (``-inf`` where
+            two tracks may not exchange: `tracking.mixing.masked`).
         count: (11,) detections taken per slot since it started.
         seen: (11,) slots that took a detection this frame (only those are judged).
         slot_kind: (11,) SLOT_FREE (a never-seen number a track may take over),
@@ -135,29 +144,61 @@ def relabels(
         config: the tunables.
 
     Returns:
-        ``(a, b)`` pairs: slot ``a``'s track becomes ball ``b`` and ``b``'s (if any) ``a``.
+        ``(a, b)`` pairs to apply in order: each exchanges everything slots ``a`` and ``b``
+        hold (``b`` may be free), so together they make the reassignment.
     """
     free = slot_kind == SLOT_FREE
-    ready = seen & (slot_kind == SLOT_IN_PLAY) & (count >= config.min_observations)
+    movable = (slot_kind == SLOT_IN_PLAY) & (count >= config.min_observations)
+    ready = seen & movable
     own = np.diagonal(evidence)
-    # Cheap bound first: a pair gains at most the two best one-sided gains.
+    # Cheap bound first: a change gains at most its members' best one-sided gains, and each
+    # member costs margin / 2.
     if not ready.any() or 2.0 * float(np.max(evidence.max(axis=1) - own)) <= config.margin:
         return []
-    # Gain of exchanging a and b: a's track as b, and b's (if in play) as a.
-    gain = evidence - own[:, None]
-    other = np.where(free, 0.0, evidence.T - own[None, :])
-    gain = np.where(ready[:, None] & ~np.eye(len(own), dtype=bool), gain + other, -np.inf)
-    # A partner in play must have shown its own identity; a removed number is never taken.
-    unknown = (slot_kind == SLOT_REMOVED) | (~free & (count < config.min_observations))
-    gain[:, unknown] = -np.inf
+    slots = np.flatnonzero(movable | free)
+    value = _reassignment_value(evidence, slots, free[slots], config.margin)
+    rows, cols = linear_sum_assignment(value, maximize=True)
+    target = slots[cols[np.argsort(rows)]]
     pairs: list[tuple[int, int]] = []
-    used = np.zeros(len(own), bool)
-    for flat in np.argsort(gain, axis=None)[::-1]:
-        a, b = divmod(int(flat), len(own))
-        if gain[a, b] <= config.margin:
-            break
-        if used[a] or used[b]:
-            continue
-        pairs.append((a, b))
-        used[[a, b]] = True
+    for cycle in _cycles(slots, target):
+        members = np.array(cycle)
+        moved_to = np.roll(members, -1)
+        net = float(
+            np.sum(value[np.searchsorted(slots, members), np.searchsorted(slots, moved_to)])
+        )
+        net -= float(np.sum(np.where(free[members], 0.0, own[members])))
+        if net > 1e-9 and ready[members].any():
+            pairs.extend((cycle[0], other) for other in cycle[1:])
     return pairs
+
+
+_FORBIDDEN = -1.0e9
+
+
+def _reassignment_value(
+    evidence: NDArray[np.float64], slots: NDArray[np.int64], free: NDArray[np.bool_], margin: float
+) -> NDArray[np.float64]:
+    """(S, S) value of the track in each of ``slots`` taking each slot's number: its
+    evidence, less ``margin / 2`` for a change; a free slot holds no track (value 0)."""
+    value = np.where(free[:, None], 0.0, evidence[np.ix_(slots, slots)])
+    value = np.where(np.isfinite(value), value, _FORBIDDEN)
+    value -= 0.5 * margin * (1.0 - np.eye(len(slots)))
+    result: NDArray[np.float64] = value
+    return result
+
+
+def _cycles(slots: NDArray[np.int64], target: NDArray[np.int64]) -> list[list[int]]:
+    """The cycles (length 2 or more) of the permutation taking ``slots[i]`` to
+    ``target[i]``, each from its lowest slot, in the order its track moves."""
+    where = dict(zip(slots.tolist(), target.tolist(), strict=True))
+    done: set[int] = set()
+    cycles: list[list[int]] = []
+    for start in sorted(where):
+        if start in done or where[start] == start:
+            continue
+        cycle = [start]
+        while where[cycle[-1]] != start:
+            cycle.append(where[cycle[-1]])
+        done.update(cycle)
+        cycles.append(cycle)
+    return cycles

@@ -105,3 +105,45 @@ def test_a_lost_partners_stale_evidence_fades(
     unseen[5] = unseen_5_s
     pairs = relabels(faded(evidence, unseen, CONFIG), count, seen, kind, CONFIG)
     assert [sorted(p) for p in pairs] == [sorted(p) for p in expected]
+
+
+def _numbers_after(pairs: list[tuple[int, int]]) -> list[int]:
+    """Which track (by its slot before) holds each number once ``pairs`` are applied."""
+    holder = list(range(NUM_CLASSES))
+    for a, b in pairs:
+        holder[a], holder[b] = holder[b], holder[a]
+    return holder
+
+
+@pytest.mark.parametrize(
+    ("confidence", "rotated"),
+    [(0.9, True), (0.45, False)],
+    ids=["clear-rotation", "weak-rotation-kept"],
+)
+def test_three_tracks_rotate_their_numbers(confidence: float, rotated: bool) -> None:
+    """Slot 2's track shows the 5, 5's the 7 and 7's the 2: no exchange of two tracks
+    gives more than one its number, the rotation of all three gives each its own. A
+    rotation needs more evidence than a swap (three numbers change hands)."""
+    rest = (1.0 - confidence) / 2
+    evidence = _evidence(
+        {
+            2: {5: confidence, 2: rest, 7: rest},
+            5: {7: confidence, 5: rest, 2: rest},
+            7: {2: confidence, 7: rest, 5: rest},
+        }
+    )
+    count = np.full(NUM_CLASSES, 10, np.int64)
+    kind = np.zeros(NUM_CLASSES, np.int64)
+    kind[[2, 5, 7]] = SLOT_IN_PLAY
+    seen = kind == SLOT_IN_PLAY
+    holder = _numbers_after(relabels(evidence, count, seen, kind, CONFIG))
+    expected = {5: 2, 7: 5, 2: 7} if rotated else {2: 2, 5: 5, 7: 7}
+    assert {number: holder[number] for number in (2, 5, 7)} == expected
+
+
+def test_a_rotation_needs_a_track_seen_now() -> None:
+    evidence = _evidence({2: {5: 0.9}, 5: {7: 0.9}, 7: {2: 0.9}})
+    count = np.full(NUM_CLASSES, 10, np.int64)
+    kind = np.zeros(NUM_CLASSES, np.int64)
+    kind[[2, 5, 7]] = SLOT_IN_PLAY
+    assert relabels(evidence, count, np.zeros(NUM_CLASSES, bool), kind, CONFIG) == []
