@@ -38,6 +38,8 @@ class SearchRegion:
         radius_median: the `radius` array and its `median_radius`, when already known (a
             searcher that sees the same windows again); used only while `radius` is that
             very array, so a region made from this one with other radii recomputes it.
+        shade: (H, W) uint8 1 where a pixel is clearly darker than the cloth along its
+            colour (a shadow, or a ball's shaded side); None: not known.
     """
 
     image: NDArray[np.uint8]
@@ -50,6 +52,7 @@ class SearchRegion:
     separation: NDArray[np.float32] | None = None
     valid: NDArray[np.uint8] | None = None
     radius_median: tuple[NDArray[np.float32], float] | None = None
+    shade: NDArray[np.uint8] | None = None
 
 
 def sample(image: NDArray[np.generic], points: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -25,6 +25,7 @@ __all__ = [
     "centre_outline_mm",
     "cloth_distance",
     "distance_along",
+    "distance_and_shade",
     "surface_outline_mm",
     "with_static_edges",
 ]
@@ -103,6 +104,24 @@ def distance_along(
     dark = np.maximum(dark_ratio * norm - along, 0.0) * np.float32(1.0 / max(dark_ratio, 1e-3))
     distance: NDArray[np.float32] = np.sqrt(residual + bright * bright + dark * dark)
     return distance
+
+
+def distance_and_shade(
+    image: NDArray[np.uint8],
+    unit: NDArray[np.float32],
+    norm: NDArray[np.float32],
+    dark_ratio: float,
+    shade_ratio: float,
+) -> tuple[NDArray[np.float32], NDArray[np.uint8]]:
+    """`distance_along` and (H, W) uint8 1 where a pixel is darker along the cloth's colour
+    than `shade_ratio` of the cloth: a shadow, or the shaded side of a ball (the half a
+    ball of the cloth's own hue shows only by its shading)."""
+    along, residual = _split(image, unit)
+    bright = np.maximum(along - norm, 0.0)
+    dark = np.maximum(dark_ratio * norm - along, 0.0) * np.float32(1.0 / max(dark_ratio, 1e-3))
+    distance: NDArray[np.float32] = np.sqrt(residual + bright * bright + dark * dark)
+    shade: NDArray[np.uint8] = (along < np.float32(shade_ratio) * norm).astype(np.uint8)
+    return distance, shade
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -71,7 +71,7 @@ def confidence(
     coverage = covered[:, :3].mean(axis=(1, 2))
     # A ball fills its disc out to the rim in every direction; the end of a cue, a finger or
     # a chalk's edge fills only a sector of it.
-    rim = _unit_clip((covered[:, 3].mean(axis=1) - 0.5) / 0.4)
+    rim = _unit_clip((_rim_share(region, inner[:, 3], covered[:, 3]) - 0.5) / 0.4)
 
     outline = (
         xy[:, None, None, :]
@@ -104,12 +104,104 @@ def confidence(
     # of candidates along a cushion face or an arm does not explain itself.
     apart = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
     possible = apart >= 0.9 * touching_gap(region, xy)[:, None]
+    possible &= pinched(region, xy, radius, apart)
     explained = np.any((gaps < 1.2 * radius[None, None, :]) & possible[:, None, :], axis=2)
     free = np.mean(~occupied | explained, axis=1)
     ring_score = _unit_clip((free - min_free_ring) / (1.0 - min_free_ring) * 2.0)
     # A ball mostly hidden behind nearer ones shows too little to be named or placed well.
     seen = _unit_clip((visible_share(xy, radius) - 0.5) / 0.2)
     return evidence * ring_score * seen, coverage
+
+
+WAIST_RADII = 0.8
+"""How far either side of the midpoint of two touching balls, in ball radii, their outlines
+leave a waist: both discs end there (about 1.1 radii from each centre even where an angled
+view brings touching balls 1.6 radii together), so it is cloth, a shadow or a third ball."""
+
+
+def pinched(
+    region: SearchRegion,
+    xy: NDArray[np.float64],
+    radius: NDArray[np.float64],
+    apart: NDArray[np.float64],
+) -> NDArray[np.bool_]:
+    """(K, K) whether each pair of near candidates shows the waist of two round things side by
+    side: at one of the two points `WAIST_RADII` either side of their midpoint, the picture
+    is not clearly foreground, or a third candidate is there. A band of even width about a
+    ball's diameter (a sleeve, a cushion face, a cue's butt) has none: a chain of candidates
+    along it does not explain itself. Pairs too far apart to explain each other's ring are
+    True.
+
+    Args:
+        region: the searched maps.
+        xy: (K, 2) candidate centres, region px.
+        radius: (K,) ball radius at each, px.
+        apart: (K, K) distance between the candidates, px.
+    """
+    count = len(xy)
+    out = np.ones((count, count), bool)
+    first, second = np.nonzero(np.triu(apart < 2.6 * radius[:, None], 1))
+    if len(first) == 0:
+        return out
+    offset = xy[second] - xy[first]
+    across = (
+        np.column_stack([-offset[:, 1], offset[:, 0]])
+        / np.maximum(apart[first, second], 1e-9)[:, None]
+    )
+    reach = WAIST_RADII * 0.5 * (radius[first] + radius[second])
+    middle = 0.5 * (xy[first] + xy[second])
+    # (P, 2 sides, 2) the waist's two points.
+    waist = middle[:, None, :] + np.array([1.0, -1.0])[None, :, None] * (
+        reach[:, None, None] * across[:, None, :]
+    )
+    filled = sample(region.distance, waist) > 1.5 * region.threshold
+    gaps = np.hypot(
+        waist[:, :, None, 0] - xy[None, None, :, 0], waist[:, :, None, 1] - xy[None, None, :, 1]
+    )
+    third = gaps < 1.2 * radius[None, None, :]
+    third[np.arange(len(first)), :, first] = False
+    third[np.arange(len(first)), :, second] = False
+    waisted = np.any(~filled | np.any(third, axis=2), axis=1)
+    out[first, second] = waisted
+    out[second, first] = waisted
+    return out
+
+
+LIT_RIM = 0.3
+"""Share of a ball's rim that must be foreground before its shaded pixels count as the
+ball's too (`_rim_share`)."""
+
+
+def shaded_rim(
+    region: SearchRegion, xy: NDArray[np.float64], radius: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """(K,) share of each ball's rim that only its shading makes the ball's (shaded cloth
+    colour where the foreground stops; `_rim_share`): about half on a ball of the cloth's
+    hue lit from one side, near 0 on a ball that differs from the cloth all round."""
+    if region.shade is None:
+        return np.zeros(len(xy))
+    rim = xy[:, None, :] + (radius[:, None, None] * _INNER_RADII[-1]) * DIRECTIONS[None, :, :]
+    covered = sample(region.foreground, rim)
+    only_shaded: NDArray[np.float64] = _rim_share(region, rim, covered) - covered.mean(axis=1)
+    return only_shaded
+
+
+def _rim_share(
+    region: SearchRegion, rim: NDArray[np.float64], covered: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """(K,) share of each ball's rim (K, 32) points that is the ball's: foreground, or, on a
+    ball whose lit side is foreground (`LIT_RIM` of the rim at least), shaded cloth colour.
+
+    A ball of the cloth's hue (a red 3 on red cloth) differs from the cloth on its lit side
+    only; its side away from the light is the cloth's colour darkened, like a shadow. The
+    end of a cue or a finger fills a sector and leaves cloth of full brightness around it.
+    """
+    lit: NDArray[np.float64] = covered.mean(axis=1)
+    if region.shade is None:
+        return lit
+    either = np.maximum(covered, sample(region.shade, rim)).mean(axis=1)
+    share: NDArray[np.float64] = np.where(lit >= LIT_RIM, either, lit)
+    return share
 
 
 _INNER_RADII = np.array([0.2, 0.45, 0.7, 0.85])

@@ -29,7 +29,7 @@ from vision.candidates import (
     median_of_radii,
     outline_peaks,
 )
-from vision.cloth import ClothModel, TableView, distance_along, with_static_edges
+from vision.cloth import ClothModel, TableView, distance_and_shade, with_static_edges
 from vision.detector_config import DetectorConfig as DetectorConfig
 from vision.find import find_balls
 from vision.identify import Identifier, white_balance_gains
@@ -335,8 +335,11 @@ class BallDetector:
         unit = mosaic.gather(self.cloth.unit)
         norm, separation, radius = mosaic.gather_planes(self._cloth_maps())
         valid, band, ones, centre_valid = mosaic.gather_planes(self._masks)
-        distance = distance_along(crop, unit, norm, self.config.dark_ratio)
+        distance, shade = distance_and_shade(
+            crop, unit, norm, self.config.dark_ratio, self.config.shade_ratio
+        )
         distance *= valid
+        shade *= valid
         foreground = (distance > self.threshold).astype(np.uint8)
         grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
         lightness = grey.astype(np.float32) * np.float32(100.0 / 255.0)
@@ -368,6 +371,7 @@ class BallDetector:
             # test-split precision at 0.976 instead of 0.865.
             np.maximum(valid, 1 - ones) if self.view.camera is not None else None,
             (radius, self._median_radius(mosaic, radius)),
+            shade,
         )
 
     def _median_radius(self, mosaic: Mosaic, radius: NDArray[np.float32]) -> float:

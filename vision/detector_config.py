@@ -21,6 +21,12 @@ class DetectorConfig:
         dark_ratio: brightness, as a share of the cloth's, below which a pixel of the cloth's
             colour is foreground (a black ball, a pocket); shadows are brighter than this.
             Raising it finds the black ball on dark cloth better and lets deep shadows in.
+        shade_ratio: brightness, as a share of the cloth's along its colour, below which a
+            pixel is shaded (a shadow, or a ball's side away from the light): a ball of the
+            cloth's hue shows its lit side as foreground and its shaded side only as such
+            shade, so the rim of a lit ball counts shaded pixels as filled
+            (`vision.confidence`). Raising it counts more of a ball's softly lit side and of
+            the shadows next to things.
         min_peak_ratio: smallest distance-transform peak, in ball radii, that can be a ball;
             raising it rejects more half-hidden and blurred balls and more chalk and cues.
         max_peak_ratio: largest such peak (a hand or an arm is wider than a ball).
@@ -95,6 +101,7 @@ class DetectorConfig:
     foreground_distance: float = 16.0
     noise_factor: float = 5.0
     dark_ratio: float = 0.35
+    shade_ratio: float = 0.8
     min_peak_ratio: float = 0.55
     max_peak_ratio: float = 1.45
     min_confidence: float = 0.5

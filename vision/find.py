@@ -24,7 +24,7 @@ from vision.candidates import (
     outline_votes,
     refine_centres,
 )
-from vision.confidence import confidence, fit_outlines
+from vision.confidence import confidence, fit_outlines, shaded_rim
 from vision.detector_config import DetectorConfig
 from vision.mosaic import Mosaic
 from vision.separate import Crowds, TouchingPx, crowd_centres, crowd_votes, crowded
@@ -82,8 +82,10 @@ def _round_balls(
         faint = np.zeros(len(candidates), bool)
     if len(candidates) == 0:
         return np.zeros((0, 2)), np.zeros(0), np.zeros(0)
-    weight = np.clip((region.distance - 0.5 * region.threshold) / region.threshold, 0.0, 1.0)
-    xy = refine_centres(weight.astype(np.float32), candidates, radius, config.refine_iterations)
+    weight = np.clip(
+        (region.distance - 0.5 * region.threshold) / region.threshold, 0.0, 1.0
+    ).astype(np.float32)
+    xy = refine_centres(weight, candidates, radius, config.refine_iterations)
     if faint.any():
         # A ball of the cloth's colour shows only its rim, highlight and number: its
         # foreground centroid is meaningless, its outline is not.
@@ -92,6 +94,41 @@ def _round_balls(
     score, coverage = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)
     if thorough:
         xy, score = _try_outlines(region, xy, radius, score, config)
+    return _shaded_centres(region, (xy, radius, score), weight, config)
+
+
+HALF_LIT_RIM = 0.2
+"""Share of a ball's rim that only its shading shows (`vision.confidence.shaded_rim`) from
+which its centre is refined with its shaded side counted in (`_shaded_centres`)."""
+
+
+def _shaded_centres(
+    region: SearchRegion,
+    balls: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
+    weight: NDArray[np.float32],
+    config: DetectorConfig,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """(K, 2) centres, (K,) radii and (K,) confidences of `balls` with the centres of balls
+    of the cloth's hue refined over their lit and shaded sides.
+
+    Such a ball's foreground is its lit side only, so the foreground's centroid (or its
+    outline's, which shows on that side only) lies toward the light, a quarter of a radius
+    off; counting the shaded cloth colour within its disc as the ball's too brings the
+    centroid back toward the disc's middle. Balls whose rim is foreground all round keep
+    their centres (their shadows would pull them).
+    """
+    xy, radius, score = balls
+    if region.shade is None or len(xy) == 0:
+        return balls
+    half_lit = (score >= config.min_confidence) & (shaded_rim(region, xy, radius) >= HALF_LIT_RIM)
+    if not half_lit.any():
+        return balls
+    both = np.maximum(weight, region.shade.astype(np.float32))
+    xy, score = xy.copy(), score.copy()
+    xy[half_lit] = refine_centres(both, xy[half_lit], radius[half_lit], config.refine_iterations)
+    # Scored with every ball (neighbours explain each other's rings).
+    fresh = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)[0]
+    score[half_lit] = fresh[half_lit]
     return xy, radius, score
 
 
