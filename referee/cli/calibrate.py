@@ -1,9 +1,10 @@
 """`tenball calibrate SOURCE --out calibration.json [--preview preview.png]`.
 
 Finds the table in an image or the first frames of a video (or fits the corners given with
-`--corners`), fits the camera, writes the calibration file (design.md §4, plus the camera and
-the fit's figures) and a preview image to check it by eye. Prints the reprojection error and
-every assumption made.
+`--corners`); when the first frames show no table (a player over a rail the whole time), it
+looks again in frames spread over the first `SPREAD_S` seconds. Fits the camera, writes the
+calibration file (design.md §4, plus the camera and the fit's figures) and a preview image
+to check it by eye. Prints the reprojection error and every assumption made.
 
 Exit status: 0 on success, 1 when no table is found or the corners do not fit, 2 when the
 arguments or the source are unusable.
@@ -17,6 +18,12 @@ from pathlib import Path
 from typing import Any
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
+MEDIAN_FRAMES = 15
+"""Frames combined by the temporal median (evenly spread over what is read)."""
+SPREAD_S = 20.0
+"""When the table is not found in the first frames (a player leaning over a rail, standing in
+front of a corner for the whole first second), it is looked for again in `MEDIAN_FRAMES`
+frames spread over this many seconds of the video, whose median drops whoever moves."""
 
 
 def register(subparsers: Any) -> None:
@@ -83,9 +90,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         calibration, notes = _calibrate(frames, request)
     except CalibrationError as error:
+        retried = _retry_spread(args, request, error)
+        if retried is not None:
+            frames, calibration, notes = retried
+            return _finish(args, frames, calibration, notes)
         what = "the corners do not fit" if args.corners else "no table found"
         print(f"tenball calibrate: {what}: {error}", file=sys.stderr)
         return 1
+    return _finish(args, frames, calibration, notes)
+
+
+def _finish(args: argparse.Namespace, frames: list[Any], calibration: Any, notes: list[str]) -> int:
+    """Write the calibration (and preview) and print the report; exit status 0."""
     calibration.save(args.out)
     _report(calibration, notes, args.out)
     if args.preview is not None:
@@ -135,7 +151,8 @@ def _numbers(text: str, flag: str) -> list[float]:
 
 
 def _read_frames(source: Path, count: int) -> list[Any]:
-    """The image, or the first `count` frames of the video (at most 15 of them, evenly spread)."""
+    """The image, or the first `count` frames of the video (at most `MEDIAN_FRAMES` of them,
+    evenly spread)."""
     import cv2
 
     if not source.exists():
@@ -148,7 +165,7 @@ def _read_frames(source: Path, count: int) -> list[Any]:
     capture = cv2.VideoCapture(str(source))
     frames = []
     try:
-        keep = max(1, count // 15)
+        keep = max(1, count // MEDIAN_FRAMES)
         for index in range(count):
             ok, frame = capture.read()
             if not ok:
@@ -159,6 +176,53 @@ def _read_frames(source: Path, count: int) -> list[Any]:
         capture.release()
     if not frames:
         raise ValueError(f"{source}: no frames could be read (not an image or a video?)")
+    return frames
+
+
+def _retry_spread(
+    args: argparse.Namespace, request: dict[str, Any], first: Exception
+) -> tuple[list[Any], Any, list[str]] | None:
+    """Look again in frames spread over `SPREAD_S` s of a video (None: an image, given
+    corners, a short video, or not found there either)."""
+    from calibration.io import CalibrationError
+
+    if args.corners or args.source.suffix.lower() in IMAGE_SUFFIXES:
+        return None
+    frames = _read_spread(args.source, SPREAD_S)
+    if len(frames) < 2:
+        return None
+    try:
+        calibration, notes = _calibrate(frames, request)
+    except CalibrationError:
+        return None
+    note = (
+        f"not found in the first {args.frames} frames ({first}); found in {len(frames)} "
+        f"frames spread over the first {SPREAD_S:.0f} s (someone in view at the start?)"
+    )
+    return frames, calibration, [*notes, note]
+
+
+def _read_spread(source: Path, seconds: float) -> list[Any]:
+    """`MEDIAN_FRAMES` frames evenly spread over the first `seconds` of a video (fewer when
+    it is shorter); frames in between are skipped without decoding."""
+    import cv2
+
+    capture = cv2.VideoCapture(str(source))
+    frames: list[Any] = []
+    try:
+        fps = capture.get(cv2.CAP_PROP_FPS) or 30.0
+        total = int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) or int(seconds * fps)
+        last = max(0, min(total, round(seconds * fps)) - 1)
+        wanted = {round(last * k / (MEDIAN_FRAMES - 1)) for k in range(MEDIAN_FRAMES)}
+        for index in range(last + 1):
+            if not capture.grab():
+                break
+            if index in wanted:
+                ok, frame = capture.retrieve()
+                if ok:
+                    frames.append(frame)
+    finally:
+        capture.release()
     return frames
 
 

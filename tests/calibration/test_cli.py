@@ -99,3 +99,26 @@ def test_no_table_exits_1_with_a_message(
     assert main(["calibrate", str(image), "--out", str(out)]) == 1
     assert "no table found" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_player_over_the_first_frames_is_waited_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A body hiding a corner for the whole first stretch: the table is found in frames
+    spread over the first seconds, and the note says so."""
+    camera = preset_cameras()["corner"]
+    table = draw_table(camera, TABLE, "green")
+    corner = np.array(corners_of(camera)["head_right"])
+    body = table.copy()
+    outline = corner + np.array([[-160, -200], [260, -260], [320, 300], [-120, 260]])
+    cv2.fillPoly(body, [outline.round().astype(np.int32)], (60, 50, 45))
+    video = tmp_path / "clip.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 5.0, (1280, 720))
+    for k in range(60):
+        writer.write(body if k < 15 else table)
+    writer.release()
+    out = tmp_path / "calibration.json"
+    first = ["calibrate", str(video), "--frames", "10", "--table", "9ft"]
+    assert main([*first, "--out", str(out)]) == 0
+    assert "spread over the first" in capsys.readouterr().out
+    assert _corner_error_px(out, corners_of(camera)) < 1.5
