@@ -22,6 +22,7 @@ from calibration.io import Calibration
 from referee.declarations import DeclarationLog
 from referee.pipeline_calls import CallConfig, CallStage, ShotInput, ShotResult
 from referee.pipeline_search import cue_in_hand, in_play, moving_ball_lost
+from tracking.status_masks import status_is
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import CUE, Detections, Frame
 
@@ -279,7 +280,8 @@ class Pipeline:
         velocity yet, and leaving the searches would lose it again.
         """
         cue = tracks.ball == CUE
-        seen = bool(np.any(cue & (tracks.status == TrackStatus.ON_TABLE))) or not np.any(cue)
+        on_bed = status_is(tracks.status, TrackStatus.ON_TABLE)
+        seen = bool(np.any(cue & on_bed)) or not np.any(cue)
         if seen and self._cue_seen_before:
             self._cue_seen_s = tracks.time_s
         self._cue_seen_before = seen

@@ -8,6 +8,7 @@ from numpy.typing import NDArray
 
 from calibration.table import TableSpec
 from tracking.geometry import pocket_entry
+from tracking.status_masks import status_is
 from tracking.types import TrackSet, TrackStatus
 from vision.types import CUE
 
@@ -15,7 +16,9 @@ from vision.types import CUE
 def in_play(tracks: TrackSet) -> NDArray[np.bool_]:
     """(N,) whether each ball is on the bed, seen or hidden (the detector looks around it)."""
     status = tracks.status
-    mask: NDArray[np.bool_] = (status == TrackStatus.ON_TABLE) | (status == TrackStatus.OCCLUDED)
+    mask: NDArray[np.bool_] = status_is(status, TrackStatus.ON_TABLE) | status_is(
+        status, TrackStatus.OCCLUDED
+    )
     return mask
 
 
@@ -35,7 +38,7 @@ def moving_ball_lost(
     window within a frame (at 2 m/s and up) while its filter, which never saw it move, still
     says it rests. An object ball only starts when a ball the tracker follows reaches it.
     """
-    coasting = tracks.status == TrackStatus.OCCLUDED
+    coasting = status_is(tracks.status, TrackStatus.OCCLUDED)
     speed = np.hypot(tracks.velocity_mm_s[:, 0], tracks.velocity_mm_s[:, 1])
     lost = coasting & ((speed > min_speed_mm_s) | ((tracks.ball == CUE) & cue_lost))
     if not lost.any():
@@ -55,5 +58,6 @@ def cue_in_hand(tracks: TrackSet) -> bool:
     in hand, it comes back wherever the player puts it, where no search window looks, and
     the next stroke may follow within a second."""
     cue = tracks.ball == CUE
-    off = (tracks.status == TrackStatus.POCKETED) | (tracks.status == TrackStatus.OFF_TABLE)
+    status = tracks.status
+    off = status_is(status, TrackStatus.POCKETED) | status_is(status, TrackStatus.OFF_TABLE)
     return not np.any(cue) or bool(np.any(off & cue))

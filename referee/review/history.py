@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from tracking.status_masks import status_is
 from tracking.types import BALL_NAMES, Event, EventKind, TrackSet, TrackStatus
 from vision.types import Frame
 
@@ -33,7 +34,7 @@ class TrackHistory:
         )
 
     def add(self, tracks: TrackSet) -> None:
-        keep = np.array([s != TrackStatus.OFF_TABLE for s in tracks.status.tolist()], bool)
+        keep = ~status_is(tracks.status, TrackStatus.OFF_TABLE)
         self._rows.append((tracks.frame, tracks.ball[keep].copy(), tracks.xy_mm[keep].copy()))
 
     def paths(
