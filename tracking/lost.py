@@ -49,6 +49,8 @@ class Loss:
         confidence: 0..1, how sure the velocity is (a fitted roll, or one inferred from the
             ball that hit it).
         struck_by: the ball that hit it as it vanished, or None.
+        taken_over: another ball was seen where it would have been just after (`taken_over`):
+            its last sightings may have been that ball.
     """
 
     ball: int
@@ -57,6 +59,7 @@ class Loss:
     velocity_mm_s: FloatArray
     confidence: float
     struck_by: int | None = None
+    taken_over: bool = False
 
     def __post_init__(self) -> None:
         for name in ("xy_mm", "velocity_mm_s"):
@@ -102,7 +105,7 @@ def _pocket_ahead(
     return best
 
 
-def _cushion_ahead(
+def cushion_ahead(
     table: TableSpec, start: FloatArray, direction: FloatArray
 ) -> tuple[float, float, float]:
     """(distance along the path to where the ball meets a cushion (centre one radius from
@@ -166,7 +169,7 @@ def fate(table: TableSpec, loss: Loss, others: FloatArray, config: EventConfig) 
     obstacles[loss.ball] = np.nan
     if loss.struck_by is not None:
         obstacles[loss.struck_by] = np.nan
-    hit_distance, outward, depth = _cushion_ahead(table, loss.xy_mm, direction)
+    hit_distance, outward, depth = cushion_ahead(table, loss.xy_mm, direction)
     # Where the path meets a cushion line within a mouth, there is no cushion: it goes on in.
     mouth = max(table.corner_mouth_mm, table.side_mouth_mm)
     pocket = _pocket_ahead(table, loss.xy_mm, direction, min(reach, hit_distance + mouth))
@@ -254,6 +257,9 @@ class LossBook:
         self.losses: dict[int, tuple[Loss, Fate | None]] = {}
         self.gone: set[int] = set()
         """Balls whose loss was judged to be a removal: not lost again until found again."""
+        self.approached: set[int] = set()
+        """Lost balls, at rest when lost, that a moving ball came near since: they may have
+        been hit out of sight."""
         self._streak = np.zeros(NUM_CLASSES, np.int64)
         self._visible = np.zeros(NUM_CLASSES, bool)
 
@@ -278,6 +284,7 @@ class LossBook:
         for ball in list(self.losses):
             if found[ball] or not (visible[ball] or hidden[ball]):
                 del self.losses[ball]  # found again, or removed (pocketed, off the table)
+        self.approached &= set(self.losses)
         self.gone -= set(true_indices(found).tolist())
         lost[np.array([*self.losses, *self.gone], np.int64)] = False
         self._visible = visible
@@ -301,3 +308,14 @@ class LossBook:
             if where is not None:
                 self.gone.add(loss.ball)
         return out
+
+    def resting(self) -> list[Loss]:
+        """The losses of balls lost at rest, not known to be hit, that no moving ball came
+        near since (`approached`)."""
+        return [
+            loss
+            for loss, _ in self.losses.values()
+            if loss.struck_by is None
+            and loss.ball not in self.approached
+            and not np.any(loss.velocity_mm_s)
+        ]

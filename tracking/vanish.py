@@ -11,25 +11,41 @@ low confidence) unless the paths already gave it. `VanishWatcher` is a mixin:
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from tracking import contacts
+from tracking.accounting import gone_fate, rest_segment
 from tracking.drops import DropExplainer
 from tracking.fastnp import true_indices
+from tracking.geometry import segment_point_distance_mm
 from tracking.history import FloatArray, fit_lines
-from tracking.lost import Loss, LossBook, fate, taken_over
+from tracking.lost import Fate, Loss, LossBook, fate, taken_over
 from tracking.types import Event, EventKind, TrackSet
 
 _STRUCK_CONFIDENCE = 0.6
 """How sure a contact (and the struck ball's velocity) inferred from a ball vanishing as a
 moving ball reached it is: nothing of the struck ball was seen after it."""
 
+_COVER_DIAMETERS = 1.5
+"""A ball seen at the shot's end this many diameters from where a lost ball can lie may
+hide it, or be seen merged with it (two balls near touching look like one to a detector)."""
+_OVER_DIAMETERS = 0.75
+"""A ball seen this many diameters from where a ball was lost at rest overlaps that spot:
+the lost ball is under it, or is it under another name."""
+
+_BLUR_S = 0.25
+"""A ball that vanished this recently and is still unseen may be a fast ball in its own
+blur: a resting ball lost meanwhile may have been hit by it."""
+
 
 class VanishWatcher(DropExplainer):
     """Lost balls for `EventDetector` (which defines the state used here)."""
 
     _losses: LossBook
+    _shot_strike_s: float = -math.inf
+    _last_frame: int
     _vanish_contacts: list[tuple[int, int, int, float]]
     _velocity: FloatArray
 
@@ -37,6 +53,7 @@ class VanishWatcher(DropExplainer):
         """Note the balls lost on this frame; report the contacts due that vanishing showed."""
         found = max(3, math.ceil(self.config.lost_found_s / self._dt - 1e-9))
         lost = self._losses.observe(trackset, found)
+        self._note_approaches()
         if not len(lost):
             return self._due_vanish_contacts()
         others = self._positions()
@@ -46,10 +63,41 @@ class VanishWatcher(DropExplainer):
         for ball in lost:
             loss = self._departure(int(ball))
             if taken_over(loss, float(times[0]), xy[0], reach):
-                self._losses.add(loss, None)
+                self._losses.add(replace(loss, taken_over=True), None)
             else:
                 self._losses.add(loss, fate(self.table, loss, others, self.config))
+            if self._unseen_mover(int(ball)):
+                self._losses.approached.add(int(ball))
         return self._due_vanish_contacts()
+
+    def _unseen_mover(self, ball: int) -> bool:
+        """Whether another ball is unseen as ``ball`` is lost, moving in a shot or vanished
+        within `_BLUR_S`: a fast ball lost in its own blur (a cue ball struck hard vanishes
+        at once) may have hit ``ball`` out of sight."""
+        assert self._last_time is not None
+        unseen = self._alive & (self._seen_frame != self._last_frame)
+        recent = self._seen_time >= self._last_time - _BLUR_S
+        unseen &= recent | (self._moving & self._in_shot)
+        unseen[ball] = False
+        return bool(unseen.any())
+
+    def _note_approaches(self) -> None:
+        """Mark the balls lost at rest that a ball seen moving now is within two diameters
+        of: it may have hit them out of sight (a rack's neighbours, moving off at once;
+        `LossBook.approached`)."""
+        waiting = self._losses.resting()
+        if not waiting:
+            return
+        speed = np.hypot(self._velocity[:, 0], self._velocity[:, 1])
+        seen_now = self._seen_frame == self._last_frame
+        movers = self._seen_xy[seen_now & self._alive & (speed >= self.config.start_min_speed_mm_s)]
+        if not len(movers):
+            return
+        near = 2.0 * self.table.ball_diameter_mm
+        for loss in waiting:
+            gaps = np.hypot(*(movers - loss.xy_mm).T)
+            if bool(np.any((gaps > 1e-6) & (gaps <= near))):
+                self._losses.approached.add(loss.ball)
 
     def _positions(self) -> FloatArray:
         """(11, 2) where each ball in play is now: its rest position, else its last sighting."""
@@ -156,14 +204,19 @@ class VanishWatcher(DropExplainer):
         """At a shot end among ``events``: a removal for each ball lost (at least ``settle_s``
         before) and never found whose path led into a pocket or hard into a cushion (an
         inference, with its confidence)."""
+        strike = next((e for e in events if e.kind == EventKind.STRIKE), None)
+        if strike is not None:
+            self._shot_strike_s = strike.time_s
         end = next((e for e in events if e.kind == EventKind.SHOT_END), None)
         if end is None:
             return []
         out = []
         # A ball lost just now (a stroke ending the shot while balls roll) may yet be found.
         for loss, where in self._losses.take(end.time_s - self.config.settle_s):
+            where = where or self._gone(loss, end.time_s)
             if where is None:
                 continue
+            self._losses.gone.add(loss.ball)
             time_s = min(where.time_s, end.time_s - 1e-6)
             out.append(
                 Event(
@@ -177,3 +230,38 @@ class VanishWatcher(DropExplainer):
                 )
             )
         return out
+
+    def _gone(self, loss: Loss, end_s: float) -> Fate | None:
+        """Where a ball lost in the shot now ending, whose path told nothing (`fate`), went:
+        still unseen now, the table quiet for `EventConfig.settle_s`, it is gone
+        (`accounting.gone_fate`). Not when it was lost before the shot's strike (`_BLUR_S`
+        of slack), lost at rest
+        with nothing near it moving since (hidden, not hit), or when a ball is seen now where
+        it was lost at rest (it may lie hidden behind that one)."""
+        ball = loss.ball
+        if not self._alive[ball] or self._seen_time[ball] > end_s - self.config.settle_s:
+            return None
+        # A stroke found late (its cue ball lost in its blur) may follow its first losses.
+        if loss.time_s < self._shot_strike_s - max(_BLUR_S, 2.0 * self._dt):
+            return None
+        moving = float(np.linalg.norm(loss.velocity_mm_s)) >= self.config.start_min_speed_mm_s
+        if not moving and loss.struck_by is None and ball not in self._losses.approached:
+            return None
+        if self._covered(loss):
+            return None
+        return gone_fate(self.table, loss, self.config, trust_path=not loss.taken_over)
+
+    def _covered(self, loss: Loss) -> bool:
+        """Whether another ball is seen now within `_COVER_DIAMETERS` of where
+        ``loss``'s ball can lie if it stayed on the bed (`accounting.rest_segment`): it may
+        be hidden behind that one, or seen merged with it; for a ball lost at rest, within
+        `_OVER_DIAMETERS` of its spot (the ball that hit it may stop beside it)."""
+        seen = (self._seen_frame == self._last_frame) & self._alive
+        seen[loss.ball] = False
+        if not seen.any():
+            return False
+        start, end = rest_segment(self.table, loss, self.config)
+        at_rest = bool(np.all(start == end))
+        reach = (_OVER_DIAMETERS if at_rest else _COVER_DIAMETERS) * self.table.ball_diameter_mm
+        gaps = segment_point_distance_mm(start[None], end[None], self._seen_xy[seen])
+        return bool(np.any(gaps <= reach))

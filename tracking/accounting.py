@@ -1,0 +1,115 @@
+"""Balls gone at a shot's end: where a ball lost in the shot and not seen again went.
+
+`tracking.lost.fate` follows a lost ball's straight path as it vanished and answers only
+when that path leads clearly into a pocket or off the table; it answers nothing when the
+path meets another ball first, when the ball was too slow for the cushion it met, or when
+another ball was seen where the lost one would be (the detector may have given it that
+ball's name). When the shot ends, every ball at rest and the lost ball still unseen after
+the table has been quiet for a while, the table itself says more: the ball is no longer on
+it (a ball at rest on the bed is seen), so it left, and the question is only where.
+
+`gone_fate` answers it from the loss: the pocket or the cushion its straight path reaches,
+other balls ignored (it may have pushed through them, or glanced off them, and gone on);
+else the pocket nearest to where it was lost among those it could reach at its speed (every
+pocket for a ball struck from rest with an unknown speed). A ball too slow to reach any
+pocket's hole stays on the table: it is hidden, not gone. The answer is an inference with a
+confidence below every other removal's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.table import TableSpec
+from tracking.event_config import EventConfig
+from tracking.geometry import POCKETS
+from tracking.jaws import hole_gap_mm
+from tracking.lost import Fate, Loss, cushion_ahead, fate
+from tracking.types import EventKind
+from vision.types import NUM_CLASSES
+
+FloatArray = NDArray[np.float64]
+
+GONE_CONFIDENCE = 0.4
+"""How sure a removal inferred only from a ball's absence at the shot's end is."""
+
+
+def rest_segment(
+    table: TableSpec, loss: Loss, config: EventConfig
+) -> tuple[FloatArray, FloatArray]:
+    """(start (2,), end (2,)) mm: where ``loss``'s ball can lie if it stayed on the bed along
+    its straight path: from where it was lost to where it stops at the gentlest rolling
+    deceleration or meets a cushion, whichever comes first (a point for a ball lost at rest
+    or whose last sightings may have been another ball)."""
+    start = loss.xy_mm
+    speed = float(np.linalg.norm(loss.velocity_mm_s))
+    if loss.taken_over or speed < config.start_min_speed_mm_s:
+        return start, start
+    direction = loss.velocity_mm_s / speed
+    stop = speed**2 / (2.0 * config.rolling_deceleration_mm_s2)
+    length = min(stop, cushion_ahead(table, start, direction)[0])
+    return start, start + direction * length
+
+
+def reachable_pockets(table: TableSpec, loss: Loss, config: EventConfig) -> list[tuple[float, int]]:
+    """(distance from where ``loss``'s ball was lost to a pocket's point, mm; index into
+    `POCKETS`) of the pockets it could reach, nearest first: their hole within its
+    stopping distance at
+    the gentlest rolling deceleration (`EventConfig.rolling_deceleration_mm_s2`), any
+    distance for a ball struck from rest (its speed is a guess) or lost at rest."""
+    speed = float(np.linalg.norm(loss.velocity_mm_s))
+    moving = speed >= config.start_min_speed_mm_s and loss.struck_by is None
+    reach = speed**2 / (2.0 * config.rolling_deceleration_mm_s2) if moving else np.inf
+    out = []
+    for index, pocket in enumerate(POCKETS):
+        point = table.pocket_xy_mm(pocket)
+        distance = float(np.linalg.norm(np.asarray(point) - loss.xy_mm))
+        if hole_gap_mm(table, loss.xy_mm, point) <= reach:
+            out.append((distance, index))
+    return sorted(out)
+
+
+def gone_fate(
+    table: TableSpec, loss: Loss, config: EventConfig, trust_path: bool = True
+) -> Fate | None:
+    """Where a ball lost in a shot and gone from the table at its end most likely went.
+
+    Args:
+        table: the table.
+        loss: the ball's loss.
+        config: the decelerations, speeds and confidences.
+        trust_path: False when another ball was seen where the lost one would have been
+            (`tracking.lost.taken_over`): its last sightings may have been that ball, so its
+            path says nothing; only where it was seen counts.
+
+    Returns:
+        The pocket or cushion its straight path reaches (other balls ignored), else the
+        nearest pocket it could reach; None when it could reach none (it is on the table,
+        hidden).
+    """
+    speed = float(np.linalg.norm(loss.velocity_mm_s))
+    if trust_path and speed >= config.start_min_speed_mm_s:
+        along = fate(table, loss, np.full((NUM_CLASSES, 2), np.nan), config)
+        if along is not None:
+            return Fate(
+                along.kind,
+                along.time_s,
+                along.pocket,
+                min(along.confidence, GONE_CONFIDENCE),
+                f"{along.reason}; gone from the table when the shot ended",
+            )
+    reachable = reachable_pockets(table, loss, config)
+    if not reachable:
+        return None
+    distance, index = reachable[0]
+    name = str(POCKETS[index])
+    travel_s = distance / speed if speed >= config.start_min_speed_mm_s else 0.0
+    return Fate(
+        EventKind.BALL_POCKET,
+        loss.time_s + travel_s,
+        name,
+        min(loss.confidence, GONE_CONFIDENCE),
+        f"lost {distance:.0f} mm from the {name} pocket and gone from the table when the "
+        "shot ended: the nearest pocket it could reach",
+    )
