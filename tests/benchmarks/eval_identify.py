@@ -38,6 +38,7 @@ import argparse
 import ast
 import csv
 import pickle
+import re
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -133,15 +134,18 @@ def record(path: Path, every: int) -> list[dict[str, Any]]:
     return out
 
 
-def replay(records: list[dict[str, Any]], config: IdentifierConfig) -> float:
-    """Print the share of truth-matched balls named right per clip; return the overall."""
+def replay(records: list[dict[str, Any]], config: IdentifierConfig, regain: bool = False) -> float:
+    """Print the share of truth-matched balls named right per clip; return the overall.
+    With ``regain`` the white balance is worked out again from the stored pixels (as the
+    detector does on a full search) instead of the recorded gains."""
     right: Counter[str] = Counter()
     seen: Counter[str] = Counter()
     confused: Counter[tuple[str, int, int]] = Counter()
     identifiers: dict[str, Identifier] = {}
     for item in records:
         identifier = identifiers.setdefault(item["clip"], Identifier(config))
-        features = identifier.features(item["pixels"], item["gains"], item["radius"], item["cloth"])
+        gains = None if regain else item["gains"]
+        features = identifier.features(item["pixels"], gains, item["radius"], item["cloth"])
         named = identifier.probabilities(features).argmax(axis=1)
         for truth, label in zip(item["truth"].tolist(), named.tolist(), strict=True):
             if truth >= 0:
@@ -176,6 +180,7 @@ def main() -> int:
     rep = sub.add_parser("replay")
     rep.add_argument("store", type=Path)
     rep.add_argument("--config", default="", help='IdentifierConfig fields: "k=v, k=v"')
+    rep.add_argument("--regain", action="store_true", help="white balance from the pixels")
     args = parser.parse_args()
     if args.command == "record":
         records = [item for clip in args.clips for item in record(clip, args.every)]
@@ -183,12 +188,13 @@ def main() -> int:
         temporary.write_bytes(pickle.dumps(records))
         temporary.replace(args.out)
         return 0
+    # Fields are split at the commas before a name (a tuple's commas stay inside it).
     fields = {
         pair.split("=")[0].strip(): _value(pair.split("=", 1)[1].strip())
-        for pair in args.config.split(",")
+        for pair in re.split(r",\s*(?=\w+\s*=)", args.config)
         if pair.strip()
     }
-    replay(pickle.loads(args.store.read_bytes()), IdentifierConfig(**fields))
+    replay(pickle.loads(args.store.read_bytes()), IdentifierConfig(**fields), args.regain)
     return 0
 
 
