@@ -119,6 +119,12 @@ leave a waist: both discs end there (about 1.1 radii from each centre even where
 view brings touching balls 1.6 radii together), so it is cloth, a shadow or a third ball."""
 
 
+BEYOND_RADII = 1.6
+"""How far either side of that midpoint, in ball radii, a band a chain of candidates could
+lie along has ended (a band wider than about three radii peaks above the distance
+transform's `max_peak_ratio` and gives no candidates)."""
+
+
 def pinched(
     region: SearchRegion,
     xy: NDArray[np.float64],
@@ -127,10 +133,11 @@ def pinched(
 ) -> NDArray[np.bool_]:
     """(K, K) whether each pair of near candidates shows the waist of two round things side by
     side: at one of the two points `WAIST_RADII` either side of their midpoint, the picture
-    is not clearly foreground, or a third candidate is there. A band of even width about a
-    ball's diameter (a sleeve, a cushion face, a cue's butt) has none: a chain of candidates
-    along it does not explain itself. Pairs too far apart to explain each other's ring are
-    True.
+    is not clearly foreground, or a third candidate is there, or the foreground goes on past
+    `BEYOND_RADII` on some side (a rack, whose inner balls may not all be candidates). A
+    band of even width about a ball's diameter (a sleeve, a cushion face, a cue's butt) has
+    no waist and ends on both sides: a chain of candidates along it does not explain itself.
+    Pairs too far apart to explain each other's ring are True.
 
     Args:
         region: the searched maps.
@@ -148,20 +155,23 @@ def pinched(
         np.column_stack([-offset[:, 1], offset[:, 0]])
         / np.maximum(apart[first, second], 1e-9)[:, None]
     )
-    reach = WAIST_RADII * 0.5 * (radius[first] + radius[second])
+    reach = 0.5 * (radius[first] + radius[second])
     middle = 0.5 * (xy[first] + xy[second])
-    # (P, 2 sides, 2) the waist's two points.
-    waist = middle[:, None, :] + np.array([1.0, -1.0])[None, :, None] * (
-        reach[:, None, None] * across[:, None, :]
-    )
-    filled = sample(region.distance, waist) > 1.5 * region.threshold
+    # (P, 4, 2) the waist's two points, then the two points past them.
+    sides = np.array([WAIST_RADII, -WAIST_RADII, BEYOND_RADII, -BEYOND_RADII])
+    points = middle[:, None, :] + sides[None, :, None] * (reach[:, None, None] * across[:, None, :])
+    filled = sample(region.distance, points) > 1.5 * region.threshold
+    # A band ends within `BEYOND_RADII` on both sides; a rack goes on (the third balls
+    # whose rims fill an inner pair's waist may not be candidates).
+    ends = ~filled[:, 2:].any(axis=1)
+    waist, filled = points[:, :2], filled[:, :2]
     gaps = np.hypot(
         waist[:, :, None, 0] - xy[None, None, :, 0], waist[:, :, None, 1] - xy[None, None, :, 1]
     )
     third = gaps < 1.2 * radius[None, None, :]
     third[np.arange(len(first)), :, first] = False
     third[np.arange(len(first)), :, second] = False
-    waisted = np.any(~filled | np.any(third, axis=2), axis=1)
+    waisted = np.any(~filled | np.any(third, axis=2), axis=1) | ~ends
     out[first, second] = waisted
     out[second, first] = waisted
     return out
