@@ -47,8 +47,12 @@ WALK_OFF_S = 1.5
 WALK_SPEED_MM_S = 1200.0
 WALKER_CHANCE = 0.75
 """Fraction of shots on which the other player walks along the rail nearest the camera."""
-WALKER_FROM_S = 0.2
-WALKER_FOR_S = 2.8
+WALKER_FROM_S = -1.0
+WALK_IN_S = 1.3
+STAND_S = 2.6
+"""The other player walks in from this long before the strike, stops at the rail and
+watches the balls roll, hiding what is behind them for seconds, then walks on."""
+WALKER_FOR_S = WALK_IN_S + STAND_S + 1.2
 WALKER_CAMERA_MM = 1500.0
 """The other player keeps at least this far (horizontally) from the camera."""
 SHADOW = 0.45
@@ -124,7 +128,8 @@ def player_overlays(
         table: the table (its rails place the people).
     """
     dt = time_s - shot.strike_s
-    if CUE not in shot.start or not (LEAN_FROM_S <= dt <= WALKER_FROM_S + WALKER_FOR_S):
+    start_s = min(LEAN_FROM_S, WALKER_FROM_S)
+    if CUE not in shot.start or not (start_s <= dt <= WALKER_FROM_S + WALKER_FOR_S):
         return []
     rng = _shot_rng(shot)
     shooter_look, walker_look = _look(rng), _look(rng)
@@ -308,6 +313,7 @@ def _walker(dt: float, start_fraction: float, camera: CameraModel, table: TableS
     """The other player `dt` seconds into a walk along the long rail nearest the camera.
 
     The walk crosses the camera's view along the rail, from near one end toward the other,
+    with a stop of `STAND_S` after `WALK_IN_S`,
     keeping the head at least `WALKER_CAMERA_MM` from the camera (nobody brushes the lens).
     """
     eye = camera.centre_mm
@@ -326,5 +332,6 @@ def _walker(dt: float, start_fraction: float, camera: CameraModel, table: TableS
     if not forward:
         x = high - (x - low)
     heading = np.array([1.0 if forward else -1.0, 0.0])
-    walked = dt * WALK_SPEED_MM_S
+    walking_s = dt if dt < WALK_IN_S else max(WALK_IN_S, dt - STAND_S)
+    walked = walking_s * WALK_SPEED_MM_S
     return _standing(np.array([x, y]) + heading * walked, heading, walked)
