@@ -16,6 +16,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import struct
+import sys
 import time
 import traceback
 from multiprocessing.connection import Connection
@@ -65,10 +66,12 @@ def decode_tracks(data: bytes) -> TrackSet:
 
 
 def parallel_available() -> bool:
-    """Whether judging in a second process can pay: two cores or more, and `fork` (the
-    worker starts as a copy of the pipeline instead of importing and building it anew)."""
+    """Whether judging in a second process can pay: two cores or more, on Linux, where
+    `fork` starts the worker as a copy of the pipeline instead of importing and building it
+    anew (macOS system libraries are not fork-safe; Windows has no fork)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return (cores or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods()
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    return (cores or 1) >= 2 and fork and sys.platform.startswith("linux")
 
 
 def _serve(conn: Connection, parent_end: Connection, pipeline: Pipeline) -> None:
