@@ -40,6 +40,17 @@ blur of T px ramps over T / 2 (at least 0.4 radii here); a sharp outline, or a s
 soft edge, over about a pixel."""
 
 
+STREAK_WIDTH = 1.03
+"""A streak's width (second moments across it, of the pixels above half the threshold) over
+the ball's diameter: measured 0.88-1.19 (5-95 %, median 1.04) on 118 streaks of single
+balls travelling 1-6 radii per exposure in rendered breaks (top, broadcast and corner views;
+red, green and blue cloth; 30, 50 and 60 frames/s)."""
+
+STREAK_WIDTH_SLACK = 0.36
+"""Width off `STREAK_WIDTH` (in diameters) at which a blob stops fitting a streak; half of it
+costs half the score."""
+
+
 PAIR_LENGTH_RADII = 4.4
 """Longest two touching balls look (in radii of the farther one): the nearer one is a
 little larger in an angled view."""
@@ -52,6 +63,16 @@ touching pairs and 0.25-0.39 for such short streaks in rendered frames."""
 ROW_SHARE_ALONG = 0.56
 """The same for longer blobs (a row of touching balls; long streaks drawn or exposed as a
 few overlapping copies have more texture along them: measured up to 0.52)."""
+
+SMEARED_SHARE_ALONG = 0.40
+"""Share along at or below which a blob is surely smeared and may be as wide as a streak
+with its shadow (`STREAK_WIDTH`). In rendered breaks (top, broadcast and corner views; red,
+green, blue and grey cloth; 30-60 frames/s): of blobs longer than `PAIR_LENGTH_RADII`,
+single balls' continuous streaks measured 0.22-0.34 (34 streaks) and blobs of two or more
+balls 0.43-0.60 (5 %-max, 155 blobs: corner views' balls lying in a row with their shadows);
+of shorter blobs (2.8-4.4 radii), 132 at or below it were single moving balls (118 of the
+183 travelling a radius or more per exposure), 3 single balls barely moving and none of two
+or more balls."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -130,7 +151,8 @@ def find_streaks(region: SearchRegion, low_threshold: float, max_length_radii: f
         if np.percentile(values, 90) < region.threshold:
             continue
         points = np.column_stack([xs, ys]).astype(np.float64)
-        shape = streak_shape(points, values, float(radius[index]), max_length_radii)
+        smeared = _smeared(region, ys, xs, points)
+        shape = streak_shape(points, values, float(radius[index]), max_length_radii, smeared)
         if shape is None or not region.centre_valid[round(shape.centre[1]), round(shape.centre[0])]:
             continue
         blurred = motion_blurred(region, ys, xs, shape, float(radius[index]))
@@ -175,10 +197,11 @@ def streak_shape(
     values: NDArray[np.float64],
     radius: float,
     max_length_radii: float,
+    smeared: bool = False,
 ) -> StreakShape | None:
     """How well (N, 2) pixels with (N,) distances from the cloth fit one ball of `radius`
     px smeared along a line; None when the blob is too short or too long or fits not at
-    all."""
+    all. `smeared`: the blob's edges show strong blur along its axis (`_width_fit`)."""
     centre = points.mean(axis=0)
     spreads, axes = np.linalg.eigh(np.cov(points.T))
     along = (points - centre) @ axes[:, 1]
@@ -187,10 +210,11 @@ def streak_shape(
     length = float(high - low) + 1.0
     if not MIN_LENGTH_RADII * radius <= length <= max_length_radii * radius:
         return None
-    # A uniform band of width w has standard deviation w / sqrt(12) across it; the
-    # threshold cuts a smeared ball's soft sides, so it looks a little narrower.
+    # A uniform band of width w has standard deviation w / sqrt(12) across it. At half the
+    # threshold a streak is about a ball wide: its sides stay sharp (the blur runs along
+    # it) and the ball's own contact shadow widens it a little.
     width = float(np.sqrt(max(spreads[0], 0.0) * 12.0))
-    width_ok = 1.0 - abs(width / (2.0 * radius) - 0.9) / 0.4
+    width_ok = _width_fit(width / (2.0 * radius), smeared)
     stadium = width * max(length - width, 0.0) + 0.25 * np.pi * width**2
     area_ok = 1.0 - abs(len(points) / max(stadium, 1.0) - 1.0) / 0.4
     bins = np.clip(np.floor(along - low).astype(np.int64), 0, int(length))
@@ -212,6 +236,28 @@ def streak_shape(
     if score <= 0.0:
         return None
     return StreakShape(centre, axes[:, 1].copy(), 0.5 * length, score)
+
+
+def _width_fit(width: float, smeared: bool) -> float:
+    """How well a blob's width (in ball diameters) fits a streak. A blob whose edges are
+    `smeared` along it (`SMEARED_SHARE_ALONG`) may be a ball wide with its shadow
+    (`STREAK_WIDTH`); any other must be narrower (0.9: the threshold cuts a smeared ball's
+    soft sides), so a ball and its shadow, or two balls in a row, are no streak."""
+    if smeared:
+        return 1.0 - abs(width - STREAK_WIDTH) / STREAK_WIDTH_SLACK
+    return 1.0 - abs(width - 0.9) / 0.4
+
+
+def _smeared(
+    region: SearchRegion,
+    ys: NDArray[np.int64],
+    xs: NDArray[np.int64],
+    points: NDArray[np.float64],
+) -> bool:
+    """Whether a blob's (N, 2) pixels' edges are surely smeared along its main axis
+    (`SMEARED_SHARE_ALONG`)."""
+    axis = np.linalg.eigh(np.cov(points.T))[1][:, 1]
+    return along_share(region, ys, xs, axis) <= SMEARED_SHARE_ALONG
 
 
 def along_share(

@@ -81,6 +81,42 @@ def test_a_smeared_ball_is_one_streak_at_its_middle(travel: float, angle: float)
     assert claimed[round(CENTRE[1]), round(CENTRE[0])]
 
 
+def _shadowed_smear(travel_radii: float, width_radii: float) -> np.ndarray:
+    """A horizontal streak `travel_radii` long whose lower side carries its contact shadow
+    (a faint band just over half the threshold), making it `width_radii` wide at half the
+    threshold, as a corner view shows a fast ball."""
+    image = _smear(travel_radii, 0.0)
+    half = 0.5 * travel_radii * RADIUS
+    u0, u1 = round(CENTRE[0] - half), round(CENTRE[0] + half)
+    v0 = round(CENTRE[1] + RADIUS - 1)
+    v1 = round(CENTRE[1] - RADIUS + width_radii * RADIUS)
+    band = image[v0:v1, u0:u1]
+    image[v0:v1, u0:u1] = np.maximum(band, 0.7 * THRESHOLD)
+    return image
+
+
+@pytest.mark.parametrize("width", [2.2, 2.4], ids=["1.1d", "1.2d"])
+def test_a_long_streak_widened_by_its_shadow_is_one_streak(width: float) -> None:
+    """Measured in rendered corner-view breaks: a cue ball's streak 4.7-5.6 radii long was
+    1.12-1.21 diameters wide with its shadow and was split into two round balls."""
+    found = find_streaks(_region(_shadowed_smear(4.0, width)), 0.5 * THRESHOLD, 10.0)
+    assert len(found.xy) == 1 and found.score[0] >= 0.5, found.score
+    assert abs(found.xy[0, 0] - CENTRE[0]) < 1.0
+    # The shadow pulls the centroid toward it by well under a quarter of a radius.
+    assert abs(found.xy[0, 1] - CENTRE[1]) < 0.25 * width * RADIUS
+
+
+def test_a_sharp_ball_with_a_long_shadow_is_no_streak() -> None:
+    """A ball at rest whose shadow trails it (a low lamp) makes a blob as long and wide as a
+    short streak with its shadow, but its round outline is sharp all round."""
+    image = _discs([tuple(CENTRE)], [96.0])
+    v0, v1 = round(CENTRE[1] - 0.6 * RADIUS), round(CENTRE[1] + 1.4 * RADIUS)
+    u0, u1 = round(CENTRE[0]), round(CENTRE[0] + 2.2 * RADIUS)
+    image[v0:v1, u0:u1] = np.maximum(image[v0:v1, u0:u1], 0.7 * THRESHOLD)
+    found = find_streaks(_region(image), 0.5 * THRESHOLD, 10.0)
+    assert not np.any(found.score >= 0.5), found.score
+
+
 def test_a_round_ball_a_cue_and_a_long_band_are_no_streaks() -> None:
     image = _discs([(60.0, 60.0)], [120.0])
     image[150:156, 20:280] = 120.0  # a cue: far narrower than a ball
