@@ -10,13 +10,29 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+WHITE_LEVEL = 235.0
+"""sRGB level (0..255) the balls' white is balanced to."""
+
+MAX_BRIGHTEN = 1.15
+"""Most the white balance brightens a frame (a gain on every channel). Under a dim light a
+ball's chroma falls with its lightness (a dim orange 5 reads as the TV set's brown 7): its
+white, below `WHITE_LEVEL`, says by how much, and brightening to it restores the colours.
+Capped (a light down to about 0.73 of the usual is fully undone) so a frame whose brightest
+neutral pixels are not white (no white ball in view) is not blown up; 1.0: never brighten
+(before 2026-11-30). Measured at detection level (`tests/benchmarks/eval_identify.py`, real
+detector, truth-matched balls, 1.0 -> 1.15): three dim clips (0.7-0.8 light, white at
+213-235) 0.917 -> 0.928 (the TV 5 read as the 7: 41 -> 16 of 831 balls); 96 random rendered
+scenes 0.954 -> 0.955 (1.3: 0.952, a scene with its white at 157 lost two balls); fresh and
+sample clips (white at 246-251) unchanged (0.948, 0.987)."""
+
 
 def white_balance_gains(pixels_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
     """(3,) per-channel gains that make the brightest near-neutral ball pixels white.
 
     The white of the cue ball, the stripes' caps and the number circles is the brightest
-    thing on the balls in every channel; its colour is the light's colour. When that is not
-    plausibly a tinted white (a strong colour), the gains are 1.
+    thing on the balls in every channel; its colour is the light's colour and its level the
+    light's strength (a dim frame is brightened by at most `MAX_BRIGHTEN`). When that is
+    not plausibly a tinted white (a strong colour), the gains are 1.
 
     Args:
         pixels_bgr: (K, 3) uint8 pixels of all balls in a frame.
@@ -35,8 +51,10 @@ def white_balance_gains(pixels_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
     chroma = float(np.hypot(lab[0, 0, 1], lab[0, 0, 2]))
     if chroma > 28.0 or lab[0, 0, 0] < 45.0:
         return ones
-    gains = np.clip(np.float32(235.0) / np.maximum(white, 1.0), 0.6, 2.5)
-    return np.asarray(gains / max(1.0, float(gains.min())), dtype=np.float32)
+    gains = np.clip(np.float32(WHITE_LEVEL) / np.maximum(white, 1.0), 0.6, 2.5)
+    # A dim table's white is brought up to the usual level (at most by MAX_BRIGHTEN), so its
+    # balls' colours are compared at the palette's light.
+    return np.asarray(gains / max(1.0, float(gains.min()) / MAX_BRIGHTEN), dtype=np.float32)
 
 
 def segment_quantile(

@@ -125,7 +125,8 @@ class Identifier:
     def __init__(self, config: IdentifierConfig | None = None) -> None:
         self.config = config or IdentifierConfig()
         names = ["standard", "tv"] if self.config.palette == "auto" else [self.config.palette]
-        self.palettes = [Palette.named(name) for name in names]
+        lights = self.config.palette_lights
+        self.palettes = [Palette.named(name, light) for light in lights for name in names]
         self.vote = PaletteVote()
         self._union: tuple[NDArray[np.float32], NDArray[np.int64]] | None = None
 
@@ -174,7 +175,7 @@ class Identifier:
             return softmax(scores[0]), scores[0]
         config = self.config
         outlier = config.palette_outlier_nats
-        if np.isfinite(config.palette_evidence):
+        if np.isfinite(config.palette_evidence) and len(scores) == 2:
             leaning = frame_leaning(scores[0][sharp], scores[1][sharp], outlier)
             self.vote = self.vote.updated(
                 leaning, config.palette_evidence, config.palette_frame_cap

@@ -12,6 +12,15 @@ class IdentifierConfig:
 
     Attributes:
         palette: "standard", "tv", or "auto" (per frame, the set that explains the balls best).
+        palette_lights: the lights (linear gain, at most 1) each palette is also tried
+            under (`vision.palette.Palette.named`): each frame is named with the set and
+            light that explain its balls best (`palette_comparison`), so a dim table's balls
+            are compared with dimmed colours. (1.0,): the usual light only, the default:
+            chosen per frame, a dimmed set explains a frame's misreadings too (detection
+            level, real detector, (1.0, 0.6)): three dim clips 0.917 -> 0.939, but fresh
+            clips 0.948 -> 0.939 (f2_broadcast 0.972 -> 0.922, its cue ball read as the
+            dimmed 10). A dim light is undone by the white balance instead
+            (`vision.balance.MAX_BRIGHTEN`).
         colour_sigma: colour distance (Lab units) that costs one unit of log-likelihood;
             raising it flattens the probabilities.
         lightness_weight: weight of lightness against hue and chroma; shading changes
@@ -100,6 +109,7 @@ class IdentifierConfig:
     """
 
     palette: str = "auto"
+    palette_lights: tuple[float, ...] = (1.0,)
     colour_sigma: float = 12.0
     lightness_weight: float = 0.4
     white_chroma: float = 18.0
@@ -120,6 +130,11 @@ class IdentifierConfig:
     unassigned_nats: float = 12.0
 
     def __post_init__(self) -> None:
+        if not self.palette_lights or not all(0.0 < x <= 1.0 for x in self.palette_lights):
+            raise ValueError(
+                f"IdentifierConfig.palette_lights must be lights in (0, 1], "
+                f"not {self.palette_lights!r}"
+            )
         if self.palette_comparison not in ("posterior", "likelihood"):
             raise ValueError(
                 f"IdentifierConfig.palette_comparison must be 'posterior' or 'likelihood', "

@@ -62,13 +62,22 @@ class Palette:
     lab: NDArray[np.float32]
 
     @classmethod
-    def named(cls, name: str) -> Palette:
-        """The palette of a ball set by name ("standard" or "tv")."""
+    def named(cls, name: str, light: float = 1.0) -> Palette:
+        """The palette of a ball set by name ("standard" or "tv"), under a light of
+        ``light`` times the usual (linear RGB scaled, the cue ball's white kept: white
+        balance makes it white): under a dim light a ball's chroma falls with its
+        lightness, and an orange 5 looks like a brown 7 of the usual light."""
         if name not in PALETTES_RGB:
             raise ValueError(f"unknown ball palette {name!r}; expected one of {list(PALETTES_RGB)}")
+        if not 0.0 < light <= 1.0:
+            raise ValueError(f"palette light must be in (0, 1], got {light}")
         colours = PALETTES_RGB[name]
         rgb = np.array([colours[ball] for ball in range(11)], dtype=np.float32)
-        return cls(name=name, lab=rgb_to_lab(rgb))
+        if light != 1.0:
+            linear = np.power(rgb / 255.0, 2.2) * light
+            dimmed = 255.0 * np.power(linear, 1.0 / 2.2)
+            rgb[1:] = dimmed[1:]
+        return cls(name=name if light == 1.0 else f"{name}@{light:g}", lab=rgb_to_lab(rgb))
 
     def with_colour(self, ball: int, lab: NDArray[np.floating]) -> Palette:
         """A copy with one class's colour replaced (learned from the table's own light)."""

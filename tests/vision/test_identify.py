@@ -8,14 +8,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from vision.balance import MAX_BRIGHTEN, WHITE_LEVEL
 from vision.identify import (
     Identifier,
     IdentifierConfig,
     assign_identities,
     class_scores,
     exclusive_probabilities,
+    white_balance_gains,
 )
-from vision.palette import PALETTES_RGB
+from vision.palette import PALETTES_RGB, Palette
 from vision.types import NUM_CLASSES
 
 
@@ -64,6 +66,55 @@ def test_warm_light_is_balanced_by_the_white_of_the_balls() -> None:
     ]
     prob = Identifier(IdentifierConfig(exclusive=False)).identify(pixels)
     assert list(np.argmax(prob, axis=1)) == balls
+
+
+def _dimmed(pixels: np.ndarray, light: float) -> np.ndarray:
+    """(K, 3) uint8 pixels under ``light`` times the light (linear RGB scaled)."""
+    linear = np.power(pixels / 255.0, 2.2) * light
+    return np.clip(255.0 * np.power(linear, 1.0 / 2.2), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize(
+    ("light", "brightened"),
+    [(1.0, 0.0), (0.8, None), (0.4, MAX_BRIGHTEN)],
+    ids=["usual", "dim-brought-back", "very-dim-capped"],
+)
+def test_a_dim_tables_white_is_brought_up_to_the_usual_level(
+    light: float, brightened: float | None
+) -> None:
+    """Under a dim light a ball's chroma falls with its lightness (the TV set's orange 5
+    nears its brown 7): the balls' white says how dim, and the balance brightens the frame
+    back (by at most MAX_BRIGHTEN); a usual light's white is only balanced."""
+    pixels = np.concatenate(
+        [_dimmed(ball_pixels(b, "tv", WHITE_SHOWN.get(b, 0.05), b), light) for b in (0, 5, 7)]
+    )
+    gains = white_balance_gains(pixels)
+    white = pixels[pixels.min(axis=1) >= np.percentile(pixels.min(axis=1), 97)]
+    level = float(np.median(white.astype(np.float64) * gains, axis=0).mean())
+    if brightened is None:
+        assert gains.min() > 1.0 and level == pytest.approx(WHITE_LEVEL, abs=3.0)
+    elif brightened:
+        assert float(gains.min()) == pytest.approx(brightened, abs=1e-3)
+    else:
+        assert gains.min() <= 1.0  # not brightened
+
+
+@pytest.mark.parametrize("light", [1.0, 0.6], ids=["usual", "dim"])
+def test_a_palette_under_a_dim_light_keeps_the_white_and_darkens_the_colours(
+    light: float,
+) -> None:
+    usual, dim = Palette.named("tv"), Palette.named("tv", light)
+    assert np.allclose(dim.lab[0], usual.lab[0])
+    assert np.all(dim.lab[1:, 0] <= usual.lab[1:, 0] + 1e-4)
+    assert (light == 1.0) == np.allclose(dim.lab, usual.lab)
+    assert (dim.name == "tv") == (light == 1.0)
+
+
+def test_palette_lights_out_of_range_are_refused() -> None:
+    with pytest.raises(ValueError, match="palette_lights"):
+        IdentifierConfig(palette_lights=(1.0, 1.5))
+    with pytest.raises(ValueError, match="light"):
+        Palette.named("standard", 0.0)
 
 
 def test_exclusivity_resolves_a_frame_with_two_similar_balls() -> None:
