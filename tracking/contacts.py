@@ -122,10 +122,12 @@ def departure_cushion(
     """The cushion a ball struck from rest met before it was seen on its way, or None.
 
     A ball struck from rest leaves in a straight line from its rest spot. When its path as
-    first seen, traced back, misses the rest spot by more than ``miss_mm`` but was one radius
-    from a cushion line shortly before (after ``since_s``), going away from it, with the
-    same sense along the cushion as the way in from the rest spot, it met that cushion at
-    once (a ball near a rail struck into it).
+    first seen, traced back, misses the rest spot by more than ``miss_mm``, or runs back
+    toward it (the rest spot lies more than ``miss_mm`` ahead: it turned round), but was one
+    radius from a cushion line shortly before (after ``since_s``), going away from it, with
+    the same sense along the cushion as the way in from the rest spot (either, when it went
+    in within ``miss_mm`` of straight), it met that cushion at once (a ball near a rail
+    struck into it, or one driven out of the rack into the foot cushion and back while unseen).
 
     Args:
         table: the table.
@@ -142,8 +144,9 @@ def departure_cushion(
     if speed < 1e-6:
         return None
     offset = rest_xy_mm - p
-    if abs(float(offset[0] * v[1] - offset[1] * v[0])) / speed <= miss_mm:
-        return None
+    ahead = float(offset @ v) / speed
+    if abs(float(offset[0] * v[1] - offset[1] * v[0])) / speed <= miss_mm and ahead <= miss_mm:
+        return None  # on its way out from the rest spot
     radius, found = table.ball_radius_mm, None
     extent = np.array([table.length_mm, table.width_mm])
     for side in range(4):
@@ -154,7 +157,8 @@ def departure_cushion(
         t_contact = t_ref - gap / away
         at = p + v * (t_contact - t_ref)
         along = 1 - side // 2  # the coordinate along this cushion
-        inward = (at - rest_xy_mm)[along] * v[along] >= 0.0
+        shift = float((at - rest_xy_mm)[along])
+        inward = shift * v[along] >= 0.0 or abs(shift) <= miss_mm
         latest = found is None or t_contact > found[1]
         if since_s <= t_contact and 0.0 <= at[along] <= extent[along] and inward and latest:
             found = (side, float(t_contact))
@@ -204,12 +208,19 @@ def struck_into_rail(
 
 
 def cushion_score(
-    table: TableSpec, xy_mm: FloatArray, velocities: tuple[FloatArray, FloatArray], reach_mm: float
+    table: TableSpec,
+    xy_mm: FloatArray,
+    velocities: tuple[FloatArray, FloatArray],
+    reach_mm: float,
+    frame_s: float = 0.0,
 ) -> tuple[int, float]:
     """Which cushion line best explains a velocity change at ``xy_mm``, and how well.
 
     A cushion explains it when the centre is within ``reach_mm`` of the line, the ball was
-    heading into the cushion and the change pushes it back out.
+    heading into the cushion and the change pushes it back out. A bounce falls between two
+    frames, and a fit window after it may hold the next contact too: the corner of the
+    fitted paths may then lie inside the line by up to what the ball covers toward it in one
+    frame (``frame_s``), which the reach grows by (a fast ball at 30 fps: 60 mm).
 
     Returns:
         (side 0..3, cosine between the change and the inward normal), or (-1, 0.0).
@@ -219,8 +230,9 @@ def cushion_score(
     size = float(np.linalg.norm(change))
     if size < 1e-9:
         return -1, 0.0
-    near = inside_distances_mm(table, xy_mm) <= reach_mm
-    toward = CUSHION_NORMALS @ v_before < 0.0
+    approach = -(CUSHION_NORMALS @ v_before)
+    near = inside_distances_mm(table, xy_mm) <= reach_mm + np.maximum(approach, 0.0) * frame_s
+    toward = approach > 0.0
     cosine = (CUSHION_NORMALS @ change) / size
     score = np.where(near & toward & (cosine > 0.0), cosine, 0.0)
     side = int(np.argmax(score))

@@ -149,7 +149,11 @@ class KinkExplainer(RailContacts):
         xy = before[1] + before[2] * (t_kink - before[0])
         radius = self.table.ball_radius_mm
         side, cushion_fit = contacts.cushion_score(
-            self.table, xy, (before[2], after[2]), radius + self.config.cushion_tolerance_mm
+            self.table,
+            xy,
+            (before[2], after[2]),
+            radius + self.config.cushion_tolerance_mm,
+            self._dt,
         )
         t_ref, p, v, n = kink.before
         others = np.where((n >= 2)[:, None], p + v * (t_kink - t_ref)[:, None], np.nan)

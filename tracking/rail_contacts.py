@@ -43,6 +43,10 @@ class RailContacts(VanishWatcher):
     def _rail_touch_mm(self) -> float:
         raise NotImplementedError
 
+    @property
+    def _start_distance_mm(self) -> FloatArray:
+        raise NotImplementedError
+
     def _bounces_across_gaps(self) -> list[Event]:
         """Cushions met while a moving ball was unseen (`geometry.bounce_across_gap`), judged
         once it has been seen for two fit windows again (paths fitted over up to two windows
@@ -112,6 +116,9 @@ class RailContacts(VanishWatcher):
         before, after = sides
         if min(len(before), len(after)) < 3:
             return None
+        rest = self._rest_before_gap(ball, xy[before, ball])
+        if rest is not None:
+            return self._departure_across(ball, window, (before, after), rest)
         t_b, p_b, v_b, _ = fit_lines(times[before], xy[before][:, [ball]])
         t_a, p_a, v_a, _ = fit_lines(times[after], xy[after][:, [ball]])
         lost_s, found_s = float(times[before[-1]]), float(times[after[0]])
@@ -129,6 +136,78 @@ class RailContacts(VanishWatcher):
         t_contact = lost_s + float(np.linalg.norm(met - start)) / max(speed_in, 1e-6)
         cushion = str(self.table.nearest_cushion(float(met[0]), float(met[1])))
         return self._cushion_event(ball, cushion, t_contact, _STRUCK_CONFIDENCE)
+
+    def _rest_before_gap(self, ball: int, seen_xy: FloatArray) -> FloatArray | None:
+        """The rest spot ``ball`` left while unseen: where it rested before its latest start,
+        when all its sightings ``seen_xy`` (K, 2) before the gap lie there (within its start
+        distance); else None (it was already moving)."""
+        if ball not in self._start_count or not np.isfinite(self._anchor_before[ball, 0]):
+            return None
+        rest = np.asarray(self._anchor_before[ball], dtype=np.float64)
+        offset = seen_xy - rest[None, :]
+        if np.max(np.hypot(offset[:, 0], offset[:, 1])) > self._start_distance_mm[ball]:
+            return None
+        return rest
+
+    def _departure_across(
+        self,
+        ball: int,
+        window: tuple[FloatArray, FloatArray],
+        sides: tuple[NDArray[np.int64], NDArray[np.int64]],
+        rest: FloatArray,
+    ) -> Event | None:
+        """A cushion met by a ball that left its rest spot while unseen and was first seen
+        coming back off it (`contacts.departure_cushion`: a rack ball driven into the foot
+        cushion on the break, lost in its blur until it returned). Its first sightings give
+        the path (the first fit window: a later contact must not bend it); no other ball may
+        have been where it was on the way (`_met_on_route`)."""
+        times, xy = window
+        before, after = sides
+        first = after[: max(3, self._fit_frames)]
+        t_a, p_a, v_a, _ = fit_lines(times[first], xy[first][:, [ball]])
+        lost_s, found_s = float(times[before[-1]]), float(times[after[0]])
+        # Where it was first seen: by the fit's mean time it may already be back past the spot.
+        seen_at = p_a[0] + v_a[0] * (found_s - t_a[0])
+        path = (found_s, seen_at, v_a[0])
+        found = contacts.departure_cushion(
+            self.table, rest, path, lost_s, self.table.ball_radius_mm
+        )
+        speed = float(np.linalg.norm(v_a[0]))
+        if found is None or speed < 1e-6:
+            return None
+        met = seen_at + v_a[0] * (found[1] - found_s)
+        # It went out at least as fast as it came back (a cushion only takes speed away).
+        left_s = found[1] - float(np.linalg.norm(met - rest)) / speed
+        route = ((left_s, rest), (found[1], met), (found_s, seen_at))
+        if self._met_on_route(ball, (times, xy), route, rest):
+            return None
+        cushion = str(self.table.nearest_cushion(float(met[0]), float(met[1])))
+        return self._cushion_event(ball, cushion, found[1], _STRUCK_CONFIDENCE)
+
+    def _met_on_route(
+        self,
+        ball: int,
+        window: tuple[FloatArray, FloatArray],
+        route: tuple[tuple[float, FloatArray], ...],
+        rest: FloatArray,
+    ) -> bool:
+        """Whether another ball was seen within a diameter (plus the contact tolerance) of
+        where ``ball`` was on its timed ``route`` ((time s, (2,) centre) knots, straight
+        between them) at the same moment: a contact, not a cushion, may have turned it. The
+        balls still resting beside its rest spot ``rest`` (its neighbours in a rack) are not
+        on the way: it left them behind."""
+        times, xy = window
+        knot_t = np.array([t for t, _ in route])
+        knot_xy = np.stack([p for _, p in route])
+        during = (times >= knot_t[0]) & (times <= knot_t[-1])
+        if not during.any():
+            return False
+        where = np.stack([np.interp(times[during], knot_t, knot_xy[:, i]) for i in (0, 1)], axis=1)
+        others = np.delete(xy[during], ball, axis=1)  # (K, 10, 2)
+        reach = self.table.ball_diameter_mm + self.config.ball_contact_tolerance_mm
+        near = np.hypot(*np.moveaxis(others - where[:, None, :], 2, 0)) <= reach
+        beside_rest = np.hypot(*np.moveaxis(others - rest[None, None, :], 2, 0)) <= reach
+        return bool((near & ~beside_rest).any())
 
     def _slope_std_mm_s(self, times: FloatArray) -> float:
         """Standard deviation of a velocity fitted to sightings at ``times``, mm/s."""

@@ -8,7 +8,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.tracking.builders import TABLE
-from tracking.contacts import FloatArray, departure_cushion, path_corners, struck_into_rail
+from tracking.contacts import (
+    FloatArray,
+    cushion_score,
+    departure_cushion,
+    path_corners,
+    struck_into_rail,
+)
 
 RADIUS = TABLE.ball_radius_mm
 W = TABLE.width_mm
@@ -30,6 +36,20 @@ def test_departure_into_the_near_rail_is_a_cushion_contact() -> None:
     side, t_contact = found
     assert side == 2  # the line y = 0
     assert 15.55 < t_contact < 15.58
+
+
+def test_a_ball_found_heading_back_to_its_rest_spot_met_the_cushion_behind_it() -> None:
+    """b01 (7ft, 30 fps): the 4 rested 317 mm from the foot cushion's contact line, left
+    straight for it unseen and was first seen 87 mm off the line coming straight back: its
+    path traced back runs through the rest spot, but toward it, not away from it."""
+    line = TABLE.length_mm - RADIUS
+    rest = np.array([line - 317.0, 457.0])
+    after = _path(1.2667, (line - 87.0, 448.6), (-1800.0, -40.0))
+    found = departure_cushion(TABLE, rest, after, since_s=1.0, miss_mm=RADIUS)
+    assert found is not None
+    side, t_contact = found
+    assert side == 1  # the line x = L
+    assert 1.2667 - 87.0 / 1800.0 - 0.005 < t_contact < 1.2667
 
 
 @pytest.mark.parametrize(
@@ -103,3 +123,36 @@ def test_path_corners_meet_where_the_two_lines_cross() -> None:
     corner = path_corners(before, after)
     assert corner.shape == (1, 2)
     np.testing.assert_allclose(corner[0], [1000.0, 40.0], atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("frame_s", "side"),
+    [(0.0, -1), (1.0 / 30.0, 2), (1.0 / 60.0, 2)],
+    ids=["none", "30fps", "60fps"],
+)
+def test_a_kink_corner_a_frame_inside_the_line_is_a_cushion_at_its_speed(
+    frame_s: float, side: int
+) -> None:
+    """b11 (8ft corner, 30 fps): the 6 came in at 1840 mm/s across the line y = 0 and its
+    fits' corner fell 58 mm from it (the window after the bounce held its next contact):
+    beyond a radius plus the tolerance, within what it covers toward the rail in a frame."""
+    reach = RADIUS + 20.0
+    velocities = (np.array([275.0, -1837.0]), np.array([-1853.0, 724.0]))
+    found, cosine = cushion_score(TABLE, np.array([1823.0, 58.0]), velocities, reach, frame_s)
+    assert found == side
+    assert (cosine > 0.5) == (side >= 0)
+
+
+@given(
+    speed=st.floats(100.0, 8000.0),
+    gap=st.floats(0.0, 600.0),
+    frame_s=st.sampled_from([1.0 / 30.0, 1.0 / 50.0, 1.0 / 60.0]),
+)
+def test_a_corner_further_in_than_a_frame_of_travel_is_no_cushion(
+    speed: float, gap: float, frame_s: float
+) -> None:
+    """Invariant: the reach grows by no more than the normal travel in one frame."""
+    reach = RADIUS + 20.0
+    y = reach + speed * frame_s + gap + 1.0
+    velocities = (np.array([0.0, -speed]), np.array([0.0, 0.5 * speed]))
+    assert cushion_score(TABLE, np.array([1200.0, y]), velocities, reach, frame_s) == (-1, 0.0)

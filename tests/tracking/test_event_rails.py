@@ -116,3 +116,44 @@ def test_a_ball_seen_leaving_once_then_hidden_was_hit(seed: int) -> None:
     run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=(hide,)), seed=seed)
     facts = facts_from_events(run.events, [3, 9], is_break=False)
     assert facts["first_object_ball_contacted"] == 3
+
+
+@pytest.mark.parametrize("fps", [30.0, 60.0], ids=["30fps", "60fps"])
+@pytest.mark.parametrize("seed", [1, 2], ids=["seed1", "seed2"])
+def test_a_rack_ball_driven_into_the_foot_cushion_unseen_touched_it(fps: float, seed: int) -> None:
+    """b01 (7ft broadcast, 30 fps): the 4 left the rack straight for the foot cushion, was
+    lost in its blur until it came back, and was first seen heading for its rest spot: its
+    first path, traced back, passes through that spot, yet it can only come back that way
+    off the cushion. Its resting neighbour in the rack (beside it, within reach of the way
+    back) is not what turned it."""
+    rest = (TABLE.length_mm - RADIUS - 260.0, 635.0)
+    truth = simulate(
+        {0: (700.0, 300.0), 4: rest, 7: (rest[0], 635.0 - DIAMETER - 0.5)},
+        [(0.1, 4, (3000.0, 40.0))],
+        0.7,
+        fps=fps,
+        decel_mm_s2=300,
+    )
+    want = _cushions(truth.events, 4)
+    assert [e.cushion for e in want][:1] == ["foot"]
+    hide = (4, 0.1 + 0.5 / fps, want[0].time_s + 0.05)
+    run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=(hide,)), seed=seed)
+    got = [e for e in _cushions(run.events, 4) if e.cushion == "foot"]
+    assert len(got) == 1
+    assert abs(got[0].time_s - want[0].time_s) < 3.0 / fps
+    assert not _cushions(run.events, 7)
+
+
+def test_a_ball_sent_back_by_a_ball_coming_at_it_while_unseen_met_no_cushion() -> None:
+    """Hidden from its start, a ball met a ball coming the other way head-on and came back
+    along its own line: the turn was that contact, not the foot cushion."""
+    truth = simulate(
+        {0: (500.0, 300.0), 5: (1500.0, 635.0), 8: (2000.0, 635.0)},
+        [(0.1, 5, (1500.0, 0.0)), (0.1, 8, (-2500.0, 0.0))],
+        0.9,
+        decel_mm_s2=300,
+    )
+    contact = next(e for e in truth.events if e.kind == EventKind.BALL_BALL)
+    hide = (5, 0.11, contact.time_s + 0.1)
+    run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=(hide,)), seed=4)
+    assert not _cushions(run.events, 5)
