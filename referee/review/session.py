@@ -46,8 +46,9 @@ class ReviewOptions:
         parallel: judge (events, shots, calls) in a second process while the next frames
             are detected, where two cores and `fork` are there (`referee.review.judging`);
             the outputs are the same either way.
-        max_waiting_frames: frames detected ahead of their judging at most (each holds its
-            image until then).
+        max_waiting_frames: frames detected ahead of their judging (each holds its image
+            until then); raising it lets a busy machine stall the worker longer before the
+            main process waits for it.
     """
 
     out_dir: Path
@@ -57,7 +58,7 @@ class ReviewOptions:
     config: PipelineConfig = field(default_factory=PipelineConfig)
     table: TableSpec | None = None
     parallel: bool = True
-    max_waiting_frames: int = 8
+    max_waiting_frames: int = 4
 
 
 @dataclass
@@ -170,9 +171,10 @@ class Review:
         seen = self.pipeline.perceive(frame)
         self.worker.submit(seen.tracks)
         self._waiting.append((frame, seen))
-        while self._waiting and (
-            len(self._waiting) > self.options.max_waiting_frames or self.worker.ready()
-        ):
+        # The worker needs a fraction of a frame's detection time, so the results of a frame
+        # this old are nearly always there: taking them without asking first saves a system
+        # call a frame.
+        while len(self._waiting) > self.options.max_waiting_frames:
             self._judged()
 
     def _judged(self) -> None:
