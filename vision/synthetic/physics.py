@@ -82,6 +82,14 @@ def pooltool_table(table: TableSpec) -> Any:
     return pt.Table.from_table_specs(specs)
 
 
+class PhysicsFailure(ValueError):
+    """pooltool could not play one stroke out; another stroke or rack works.
+
+    A rare numerical case in its collision resolvers (e.g. a ball-cushion impact seen with no
+    inward speed) ends in an ``AssertionError`` inside ``pooltool.simulate``.
+    """
+
+
 @dataclass(frozen=True, slots=True)
 class ShotParams:
     """How the cue strikes the cue ball.
@@ -166,6 +174,9 @@ def simulate_shot(system: Any, shot: ShotParams, table: TableSpec) -> SimulatedS
 
     Returns:
         The simulated shot with its truth events.
+
+    Raises:
+        PhysicsFailure: pooltool failed on this stroke (its collision resolvers assert).
     """
     import pooltool as pt
 
@@ -186,7 +197,10 @@ def simulate_shot(system: Any, shot: ShotParams, table: TableSpec) -> SimulatedS
         from pooltool.physics.resolve.resolver import Resolver
 
         Resolver.default().stick_ball.resolve(played.cue, played.balls["cue"], inplace=True)
-    pt.simulate(played, inplace=True)
+    try:
+        pt.simulate(played, inplace=True)
+    except AssertionError as error:
+        raise PhysicsFailure(f"pooltool could not play this stroke out ({error!r})") from error
     events = convert_events(played.events, table)
     if moving:
         events.insert(0, TruthEvent(0.0, "strike", (0,)))

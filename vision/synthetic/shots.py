@@ -17,7 +17,13 @@ import numpy as np
 
 from calibration.table import Pocket, TableSpec
 from vision.synthetic.facts import shot_facts
-from vision.synthetic.physics import ShotParams, SimulatedShot, build_system, simulate_shot
+from vision.synthetic.physics import (
+    PhysicsFailure,
+    ShotParams,
+    SimulatedShot,
+    build_system,
+    simulate_shot,
+)
 from vision.types import CUE
 
 Positions = dict[int, tuple[float, float]]
@@ -356,7 +362,10 @@ def find_shot(
         )
     for _ in range(MAX_TRIES):
         params, (target, pocket) = _candidate(kind, choices, positions, table, rng)
-        sim = simulate_shot(system, params, table)
+        try:
+            sim = simulate_shot(system, params, table)
+        except PhysicsFailure:
+            continue
         facts = shot_facts(sim.events, 1000.0, kind.name == "break")
         if not kind.predicate(facts, lowest):
             continue

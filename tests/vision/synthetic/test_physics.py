@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -10,8 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from calibration.table import Cushion, Pocket, TableSpec
+from vision.synthetic import shots
 from vision.synthetic.physics import (
+    PhysicsFailure,
     ShotParams,
+    SimulatedShot,
     build_system,
     phi_deg,
     pooltool_table,
@@ -19,6 +23,7 @@ from vision.synthetic.physics import (
     to_pooltool_m,
     to_table_mm,
 )
+from vision.synthetic.plan import opening_rack
 from vision.types import CUE
 
 TABLES = ["9ft", "8ft", "7ft"]
@@ -122,3 +127,38 @@ def test_a_stroke_played_while_a_ball_rolls_is_struck() -> None:
     assert shot.events[0].kind == "strike" and shot.events[0].time_s == 0.0
     assert shot.final_xy_mm[CUE][1] > positions[CUE][1] + 100.0, "the cue ball was struck"
     assert shot.final_xy_mm[1][0] > positions[1][0] + 100.0, "the 1 rolled on toward the foot"
+
+
+def test_a_stroke_pooltool_cannot_resolve_is_a_physics_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pooltool as pt
+
+    def fails(*args: object, **kwargs: object) -> None:
+        raise AssertionError("v_n_0 < 0")
+
+    monkeypatch.setattr(pt, "simulate", fails)
+    table = TableSpec.from_name("8ft")
+    with pytest.raises(PhysicsFailure, match="could not play"):
+        _single_ball_shot(table, (600.0, 500.0), (1200.0, 500.0), 1.0)
+
+
+def test_the_shot_search_tries_another_stroke_after_a_physics_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = TableSpec.from_name("8ft")
+    calls = []
+
+    def first_fails(*args: Any, **kwargs: Any) -> SimulatedShot:
+        calls.append(1)
+        if len(calls) == 1:
+            raise PhysicsFailure("pooltool could not play this stroke out")
+        return simulate_shot(*args, **kwargs)
+
+    monkeypatch.setattr(shots, "simulate_shot", first_fails)
+    rack = opening_rack(table, np.random.default_rng(0))
+    found = shots.find_shot(
+        "break", rack, table, np.random.default_rng(1), shots.SearchOptions(pooltool_table(table))
+    )
+    assert len(calls) >= 2
+    assert found.facts["object_balls_to_cushion_on_break"] >= 0
