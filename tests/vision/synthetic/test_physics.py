@@ -66,7 +66,7 @@ def test_cushion_noses_lie_on_the_playing_surface_boundary(name: str) -> None:
 
 def _single_ball_shot(
     table: TableSpec, start: tuple[float, float], goal: tuple[float, float], speed: float
-):
+) -> SimulatedShot:
     system = build_system(pooltool_table(table), {CUE: start}, table.ball_radius_mm)
     direction = (goal[0] - start[0], goal[1] - start[1])
     return simulate_shot(system, ShotParams(speed, direction), table)
