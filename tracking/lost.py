@@ -260,6 +260,9 @@ class LossBook:
         self.approached: set[int] = set()
         """Lost balls, at rest when lost, that a moving ball came near since: they may have
         been hit out of sight."""
+        self.blurred: dict[int, list[tuple[int, FloatArray]]] = {}
+        """Per lost ball, the other balls that had just vanished as it was lost, and where
+        they were last seen (a fast ball in its blur may have hit it)."""
         self._streak = np.zeros(NUM_CLASSES, np.int64)
         self._visible = np.zeros(NUM_CLASSES, bool)
 
@@ -285,6 +288,7 @@ class LossBook:
             if found[ball] or not (visible[ball] or hidden[ball]):
                 del self.losses[ball]  # found again, or removed (pocketed, off the table)
         self.approached &= set(self.losses)
+        self.blurred = {ball: spots for ball, spots in self.blurred.items() if ball in self.losses}
         self.gone -= set(true_indices(found).tolist())
         lost[np.array([*self.losses, *self.gone], np.int64)] = False
         self._visible = visible

@@ -66,20 +66,29 @@ class VanishWatcher(DropExplainer):
                 self._losses.add(replace(loss, taken_over=True), None)
             else:
                 self._losses.add(loss, fate(self.table, loss, others, self.config))
-            if self._unseen_mover(int(ball)):
-                self._losses.approached.add(int(ball))
+            self._losses.blurred[int(ball)] = self._unseen_movers(int(ball))
         return self._due_vanish_contacts()
 
-    def _unseen_mover(self, ball: int) -> bool:
-        """Whether another ball is unseen as ``ball`` is lost, moving in a shot or vanished
-        within `_BLUR_S`: a fast ball lost in its own blur (a cue ball struck hard vanishes
-        at once) may have hit ``ball`` out of sight."""
+    def _unseen_movers(self, ball: int) -> list[tuple[int, FloatArray]]:
+        """(ball, where last seen) of the other balls unseen as ``ball`` is lost that
+        vanished within `_BLUR_S`: a fast ball lost in its own blur (a cue ball struck hard
+        vanishes at once) may have hit ``ball`` out of sight; one found again far from
+        there did move (`_hit_unseen`)."""
         assert self._last_time is not None
         unseen = self._alive & (self._seen_frame != self._last_frame)
-        recent = self._seen_time >= self._last_time - _BLUR_S
-        unseen &= recent | (self._moving & self._in_shot)
+        unseen &= self._seen_time >= self._last_time - _BLUR_S
         unseen[ball] = False
-        return bool(unseen.any())
+        return [(int(other), self._seen_xy[other].copy()) for other in true_indices(unseen)]
+
+    def _hit_unseen(self, ball: int) -> bool:
+        """Whether a ball that vanished as ``ball`` was lost is seen now more than two
+        diameters from where it vanished: it moved while unseen, and may have hit ``ball``."""
+        seen = self._seen_frame == self._last_frame
+        far = 2.0 * self.table.ball_diameter_mm
+        return any(
+            bool(seen[other]) and float(np.linalg.norm(self._seen_xy[other] - spot)) > far
+            for other, spot in self._losses.blurred.get(ball, [])
+        )
 
     def _note_approaches(self) -> None:
         """Mark the balls lost at rest that a ball seen moving now is within two diameters
@@ -245,7 +254,8 @@ class VanishWatcher(DropExplainer):
         if loss.time_s < self._shot_strike_s - max(_BLUR_S, 2.0 * self._dt):
             return None
         moving = float(np.linalg.norm(loss.velocity_mm_s)) >= self.config.start_min_speed_mm_s
-        if not moving and loss.struck_by is None and ball not in self._losses.approached:
+        hit = loss.struck_by is not None or ball in self._losses.approached
+        if not moving and not hit and not self._hit_unseen(ball):
             return None
         if self._covered(loss):
             return None
