@@ -103,6 +103,7 @@ class EventDetector(KinkExplainer):
         self._in_shot = False
         self._quiet_since: float | None = None
         self._quiet_at_start = np.full(NUM_CLASSES, np.nan)
+        self._anchor_at_strike = np.full((NUM_CLASSES, 2), np.nan)
         self._losses = LossBook()
         self._vanish_contacts: list[tuple[int, int, int, float]] = []
 
@@ -125,6 +126,8 @@ class EventDetector(KinkExplainer):
         events += self._watch_losses(trackset)
         events += self._shot_end(trackset, events)
         events += self._resolve_losses(events)
+        if any(e.kind == EventKind.STRIKE for e in events):
+            self._anchor_at_strike = self._anchor.copy()
         return sorted(events, key=lambda e: (e.time_s, e.kind != EventKind.STRIKE, e.kind))
 
     # ----------------------------------------------------------------- bookkeeping
@@ -321,8 +324,12 @@ class EventDetector(KinkExplainer):
 
     # ----------------------------------------------------------------- shot end
     def _on_lip(self) -> NDArray[np.bool_]:
-        """(11,) balls at rest in a pocket mouth."""
-        resting = self._alive & ~self._moving & np.isfinite(self._anchor[:, 0])
+        """(11,) balls at rest in a pocket mouth that came to rest there in this shot: one
+        resting there since before the strike, within a radius of where it was then, may
+        not drop late in this shot (it was left on the lip by an earlier one)."""
+        offset = self._anchor - self._anchor_at_strike
+        stayed = np.sqrt(offset[:, 0] ** 2 + offset[:, 1] ** 2) <= self.table.ball_radius_mm
+        resting = self._alive & ~self._moving & np.isfinite(self._anchor[:, 0]) & ~stayed
         lip = np.zeros(NUM_CLASSES, bool)
         if resting.any():
             lip[resting] = in_pocket_mouth(self.table, self._anchor[resting])

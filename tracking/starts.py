@@ -28,6 +28,10 @@ from vision.types import CUE
 _MAX_ROLL_SPEED_MM_S = 15000.0
 """No ball on a pool table moves faster (a hard break sends the cue ball at about 14 m/s)."""
 
+_TAIL_SIGHTINGS = 3
+"""At most this many sightings at the end of a start's fit window (two at least), all within
+the start distance of the last, show a ball at rest there."""
+
 Path = tuple[float, FloatArray, FloatArray]
 """A straight path: (t_ref s, position (2,) mm at t_ref, velocity (2,) mm/s)."""
 
@@ -40,6 +44,7 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
     _seen_xy: FloatArray
     _start_floor: FloatArray
     _start_slack_s: float
+    _quiet_at_start: FloatArray
     _pending_starts: list[tuple[int, int]]
     _recent: list[tuple[frozenset[int], float]]
 
@@ -77,6 +82,9 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         anchor = self._anchor[ball]
         speed = float(np.linalg.norm(v[0]))
         if n[0] < 2 or speed < 1e-6:
+            struck = self._cue_seen_once(times, xy) if ball == CUE else None
+            if struck is not None:
+                return struck
             self._moving[ball] = False
             self._anchor[ball] = p[0] if n[0] else anchor
             self._anchor_weight[ball] = 1.0
@@ -135,6 +143,34 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         seen_s = times[np.isfinite(xy[:, ball, 0])]
         event = self._unexplained_start(ball, t_start, speed, seen_s)
         return [] if event is None else event
+
+    def _cue_seen_once(self, times: FloatArray, xy: FloatArray) -> list[Event] | None:
+        """The stroke of a cue ball seen once since it vanished from rest (blurred by a hard
+        stroke, caught once on its way, lost again): `_cue_found_far` on that one sighting,
+        at the least speed that covers the way from the rest spot in the time since; None
+        when that tells no stroke. A shot only waiting out a ball on a pocket lip (every ball
+        at rest when the cue ball left) ends where the table fell quiet first."""
+        seen = true_indices(np.isfinite(xy[:, CUE, 0]))
+        if len(seen) != 1 or not np.isfinite(self._anchor[CUE, 0]):
+            return None
+        found_s = float(times[seen[0]])
+        last = self._cue_last_seen(found_s - 0.5 * self._dt)
+        if last is None:
+            return None
+        distance = float(np.linalg.norm(xy[seen[0], CUE] - self._anchor[CUE]))
+        speed = distance / max(found_s - last, self._dt)
+        quiet = float(self._quiet_at_start[CUE])
+        was_in_shot = self._in_shot
+        if was_in_shot and not (math.isfinite(quiet) and quiet <= found_s):
+            return None
+        self._in_shot = False
+        found = self._cue_found_far(times, xy[:, CUE], speed)
+        if found is None:
+            self._in_shot = was_in_shot
+            return None
+        if not was_in_shot:
+            return found
+        return [Event(self._frame_of(quiet), quiet, EventKind.SHOT_END), *found]
 
     def _start_window(self, ball: int, detected: int, k: int) -> tuple[FloatArray, FloatArray]:
         """(times (K,) s, xy (K, 11, 2) mm) of the history to fit a start on: ``k`` frames
@@ -241,14 +277,25 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
 
     def _put_down(self, ball: int, seen: tuple[FloatArray, FloatArray], speed: float) -> bool:
         """Whether ``ball`` was found at rest far from its rest spot, soon after it was last
-        seen there, with no ball beside it to have stopped it (`placement.put_down`)."""
+        seen there, with no ball beside it to have stopped it (`placement.put_down`): on its
+        first sighting away, or on its last ones (a hand carrying it is seen once on the
+        way, or pulls a detection aside, before the ball is found at rest where it was put:
+        no roll stops dead that soon without a ball to stop it)."""
         times, xy = seen
-        first = int(np.argmax(np.isfinite(xy[:, 0])))
-        elapsed = max(float(times[first]) - float(self._start_floor[ball]), self._dt)
+        seen_at = true_indices(np.isfinite(xy[:, 0]))
         # Where the others rest, or (moving) where they left from.
         others = self._anchor[self._alive & (np.arange(len(self._alive)) != ball)]
-        jump = np.stack([self._anchor[ball], xy[first]])
-        return placement.put_down(jump, elapsed, speed, others, self._diameter)
+        checks = [(int(seen_at[0]), speed)]
+        tail = seen_at[-_TAIL_SIGHTINGS:]
+        spread = np.linalg.norm(xy[tail] - xy[tail[-1]], axis=1).max()
+        if len(tail) >= 2 and spread <= self._start_distance_mm[ball]:
+            checks.append((int(tail[-1]), 0.0))  # at rest where it was put
+        for index, now in checks:
+            elapsed = max(float(times[index]) - float(self._start_floor[ball]), self._dt)
+            jump = np.stack([self._anchor[ball], xy[index]])
+            if placement.put_down(jump, elapsed, now, others, self._diameter):
+                return True
+        return False
 
     def _pushed_by_frozen_cue(self, ball: int, velocity: FloatArray) -> bool:
         """Whether the resting cue ball touches ``ball`` and ``ball`` left straight away
@@ -264,12 +311,14 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         return float(offset @ velocity) / (distance * speed) >= math.cos(math.radians(30.0))
 
     def _nearest_mover(self, ball: int, detected: int) -> int | None:
-        """The nearest other moving ball within ``disturb_clearance_mm`` of ``ball``, not one
-        that started after it (see `_later_starters`)."""
+        """The nearest other rolling ball within ``disturb_clearance_mm`` of ``ball``, not one
+        that started after it (see `_later_starters`), nor one lost from sight that the
+        tracker no longer moves (`_rolling_others`: a ball never found again after the break,
+        a dark ball on a cloth of its colour, would otherwise take every later stroke near
+        where it was last seen for a contact)."""
         where = np.where(np.isfinite(self._seen_xy[:, :1]), self._seen_xy, self._anchor)
         distance = np.linalg.norm(where - self._anchor[ball], axis=1)
-        movers = self._alive & self._moving & (distance <= self.config.disturb_clearance_mm)
-        movers[ball] = False
+        movers = self._rolling_others(ball) & (distance <= self.config.disturb_clearance_mm)
         movers &= ~self._later_starters(ball, detected)
         if not movers.any():
             return None

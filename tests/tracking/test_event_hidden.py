@@ -39,6 +39,26 @@ def test_break_with_the_cue_ball_unseen_until_after_the_rack(
     assert 0.0 < strikes[0].confidence < 1.0
 
 
+@pytest.mark.parametrize("fps", [30.0, 50.0, 60.0], ids=["30fps", "50fps", "60fps"])
+def test_cue_ball_seen_once_on_its_way_is_struck_where_it_vanished(fps: float) -> None:
+    """A hard stroke smears the cue ball out of sight but for one sighting on its way, and
+    again until after it met the 1: one strike, where it vanished, and the 1 hit first."""
+    positions = {0: (700.0, 640.0), 1: (1700.0, 660.0), 5: (2200.0, 300.0)}
+    truth = simulate(positions, [(0.2, 0, (5000.0, 0.0))], 2.0, fps=fps)
+    contact = next(e for e in truth.events if e.kind == EventKind.BALL_BALL)
+    midway = 0.2 + 0.5 * (contact.time_s - 0.2)
+    hidden = (
+        (0, 0.2 + 0.5 / fps, midway - 0.5 / fps),
+        (0, midway + 0.5 / fps, contact.time_s + 3.0 / fps),
+    )
+    run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=hidden), seed=7)
+    strikes = [e for e in run.events if e.kind == EventKind.STRIKE]
+    assert len(strikes) == 1 and abs(strikes[0].time_s - 0.2) < 1.5 / fps, run.events
+    facts = facts_from_events(run.events, [1, 5], is_break=False)
+    assert facts["first_object_ball_contacted"] == 1, run.events
+    assert all(e.kind != EventKind.BALL_DISTURBED for e in run.events), run.events
+
+
 def test_first_reached_skips_a_ball_behind_another() -> None:
     origin = np.array([0.0, 0.0])
     # Ball 0 lies straight behind ball 1 (nearer); ball 2 is off to the side, further.

@@ -13,9 +13,12 @@ LIP_XY = (TABLE.length_mm / 2.0 - 15.0, TABLE.width_mm + 3.0)
 """A centre in the right side pocket's mouth, just beyond the cushion line."""
 
 
-def _events(drop_s: float | None, lip_xy: tuple[float, float]) -> list[Event]:
-    """A cue ball stroke that dies by 2 s, with ball 10 resting at ``lip_xy`` the whole time
-    until it drops at ``drop_s`` (never when None)."""
+def _events(
+    drop_s: float | None, lip_xy: tuple[float, float], arrive_s: float = 1.0
+) -> list[Event]:
+    """A cue ball stroke at 0.2 s that dies by 2 s, with ball 10 resting at ``lip_xy`` from
+    ``arrive_s`` (unseen before: it came to rest there in the shot; 0.0: it rested there
+    before the stroke) until it drops at ``drop_s`` (never when None)."""
     truth = simulate({0: (700.0, 400.0)}, [(0.2, 0, (1200.0, 0.0))], 9.0, decel_mm_s2=800.0)
     rng = np.random.default_rng(1)
     detector, events = EventDetector(TABLE), []
@@ -23,15 +26,16 @@ def _events(drop_s: float | None, lip_xy: tuple[float, float]) -> list[Event]:
         dropped = drop_s is not None and time_s >= drop_s
         xy = np.array([truth.xy_mm[f, 0], lip_xy]) + rng.normal(0.0, 0.7, (2, 2))
         status = [TrackStatus.ON_TABLE, TrackStatus.POCKETED if dropped else TrackStatus.ON_TABLE]
+        balls = 2 if time_s >= arrive_s else 1
         trackset = TrackSet(
             f,
             float(time_s),
-            np.array([0, 10]),
-            xy,
-            np.zeros((2, 2)),
-            np.full((2, 2), np.nan),
-            np.array(status, dtype=object),
-            xy,
+            np.array([0, 10])[:balls],
+            xy[:balls],
+            np.zeros((balls, 2)),
+            np.full((balls, 2), np.nan),
+            np.array(status[:balls], dtype=object),
+            xy[:balls],
         )
         events += detector.update(trackset)
     return events
@@ -59,3 +63,11 @@ def test_shot_end_waits_only_for_a_ball_on_a_lip(
     end = next(e for e in events if e.kind == EventKind.SHOT_END)
     # The cue ball stops at 0.2 + 1200 / 800 = 1.7 s; rest is declared a rest window later.
     assert 1.7 + wait_s <= end.time_s <= 1.7 + wait_s + 0.6, end
+
+
+def test_ball_left_on_the_lip_by_an_earlier_shot_does_not_hold_the_next_open() -> None:
+    """The 10 rests on the lip since before the stroke and is not touched: it stopped there
+    long before (an earlier shot), so the shot ends once every ball settles."""
+    events = _events(None, LIP_XY, arrive_s=0.0)
+    end = next(e for e in events if e.kind == EventKind.SHOT_END)
+    assert 1.7 <= end.time_s <= 1.7 + 0.5 + 0.6, end
