@@ -40,6 +40,8 @@ class SearchRegion:
             very array, so a region made from this one with other radii recomputes it.
         shade: (H, W) uint8 1 where a pixel is clearly darker than the cloth along its
             colour (a shadow, or a ball's shaded side); None: not known.
+        hued: (H, W) uint8 1 where a pixel's colour lies near the line of the cloth's colour
+            (any brightness of it: a ball of the cloth's hue, its shade); None: not known.
     """
 
     image: NDArray[np.uint8]
@@ -53,6 +55,7 @@ class SearchRegion:
     valid: NDArray[np.uint8] | None = None
     radius_median: tuple[NDArray[np.float32], float] | None = None
     shade: NDArray[np.uint8] | None = None
+    hued: NDArray[np.uint8] | None = None
 
 
 def sample(image: NDArray[np.generic], points: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -112,16 +112,20 @@ def distance_and_shade(
     norm: NDArray[np.float32],
     dark_ratio: float,
     shade_ratio: float,
-) -> tuple[NDArray[np.float32], NDArray[np.uint8]]:
-    """`distance_along` and (H, W) uint8 1 where a pixel is darker along the cloth's colour
-    than `shade_ratio` of the cloth: a shadow, or the shaded side of a ball (the half a
-    ball of the cloth's own hue shows only by its shading)."""
+) -> tuple[NDArray[np.float32], NDArray[np.uint8], NDArray[np.uint8]]:
+    """`distance_along`, (H, W) uint8 1 where a pixel is darker along the cloth's colour
+    than `shade_ratio` of the cloth (a shadow, or the shaded side of a ball: the half a
+    ball of the cloth's own hue shows only by its shading), and (H, W) uint8 1 where its
+    colour lies within `_FAR` of the line of the cloth's colour (the cloth's hue at any
+    brightness, black included: a black ball's rim counts its shade too, which finds the
+    8 on red cloth; measured, excluding black lost broadcast_pushout 3/4 -> 0/4)."""
     along, residual = _split(image, unit)
     bright = np.maximum(along - norm, 0.0)
     dark = np.maximum(dark_ratio * norm - along, 0.0) * np.float32(1.0 / max(dark_ratio, 1e-3))
     distance: NDArray[np.float32] = np.sqrt(residual + bright * bright + dark * dark)
     shade: NDArray[np.uint8] = (along < np.float32(shade_ratio) * norm).astype(np.uint8)
-    return distance, shade
+    hued: NDArray[np.uint8] = (residual < np.float32(_FAR * _FAR)).astype(np.uint8)
+    return distance, shade, hued
 
 
 @dataclass(frozen=True, slots=True, eq=False)

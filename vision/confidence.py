@@ -185,15 +185,23 @@ ball's too (`_rim_share`)."""
 def shaded_rim(
     region: SearchRegion, xy: NDArray[np.float64], radius: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    """(K,) share of each ball's rim that only its shading makes the ball's (shaded cloth
-    colour where the foreground stops; `_rim_share`): about half on a ball of the cloth's
-    hue lit from one side, near 0 on a ball that differs from the cloth all round."""
-    if region.shade is None:
-        return np.zeros(len(xy))
+    """(K,) share of each ball's rim that only its shading makes the ball's (`rim_shares`)."""
+    return rim_shares(region, xy, radius)[1]
+
+
+def rim_shares(
+    region: SearchRegion, xy: NDArray[np.float64], radius: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(K,) share of each ball's rim that is foreground, and (K,) share that only its shading
+    makes the ball's (shaded cloth colour where the foreground stops; `_rim_share`): about
+    half on a ball of the cloth's hue lit from one side, near 0 on a ball that differs from
+    the cloth all round."""
     rim = xy[:, None, :] + (radius[:, None, None] * _INNER_RADII[-1]) * DIRECTIONS[None, :, :]
     covered = sample(region.foreground, rim)
-    only_shaded: NDArray[np.float64] = _rim_share(region, rim, covered) - covered.mean(axis=1)
-    return only_shaded
+    lit: NDArray[np.float64] = covered.mean(axis=1)
+    if region.shade is None:
+        return lit, np.zeros(len(xy))
+    return lit, _rim_share(region, rim, covered) - lit
 
 
 def _rim_share(
@@ -210,7 +218,13 @@ def _rim_share(
     if region.shade is None:
         return lit
     either = np.maximum(covered, sample(region.shade, rim)).mean(axis=1)
-    share: NDArray[np.float64] = np.where(lit >= LIT_RIM, either, lit)
+    half_lit = lit >= LIT_RIM
+    if region.hued is not None:
+        # Only a ball of the cloth's hue: a streak of a white or dark ball, or a ball of
+        # another colour, shows its whole disc, and the shade beside it is its shadow.
+        hued = (sample(region.hued, rim) * covered).sum(axis=1)
+        half_lit &= hued >= 0.5 * covered.sum(axis=1)
+    share: NDArray[np.float64] = np.where(half_lit, either, lit)
     return share
 
 

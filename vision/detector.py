@@ -335,7 +335,7 @@ class BallDetector:
         unit = mosaic.gather(self.cloth.unit)
         norm, separation, radius = mosaic.gather_planes(self._cloth_maps())
         valid, band, ones, centre_valid = mosaic.gather_planes(self._masks)
-        distance, shade = distance_and_shade(
+        distance, shade, hued = distance_and_shade(
             crop, unit, norm, self.config.dark_ratio, self.config.shade_ratio
         )
         distance *= valid
@@ -372,6 +372,7 @@ class BallDetector:
             np.maximum(valid, 1 - ones) if self.view.camera is not None else None,
             (radius, self._median_radius(mosaic, radius)),
             shade,
+            hued,
         )
 
     def _median_radius(self, mosaic: Mosaic, radius: NDArray[np.float32]) -> float:

@@ -24,7 +24,7 @@ from vision.candidates import (
     outline_votes,
     refine_centres,
 )
-from vision.confidence import confidence, fit_outlines, shaded_rim
+from vision.confidence import confidence, fit_outlines, rim_shares
 from vision.detector_config import DetectorConfig
 from vision.mosaic import Mosaic
 from vision.separate import Crowds, TouchingPx, crowd_centres, crowd_votes, crowded
@@ -102,6 +102,11 @@ HALF_LIT_RIM = 0.2
 which its centre is refined with its shaded side counted in (`_shaded_centres`)."""
 
 
+LIT_WHOLE = 0.7
+"""Share of a ball's rim, foreground, from which its lit side alone makes it whole (its rim
+score is then a half, `vision.confidence`): its centre is not refined over its shading."""
+
+
 def _shaded_centres(
     region: SearchRegion,
     balls: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
@@ -120,7 +125,11 @@ def _shaded_centres(
     xy, radius, score = balls
     if region.shade is None or len(xy) == 0:
         return balls
-    half_lit = (score >= config.min_confidence) & (shaded_rim(region, xy, radius) >= HALF_LIT_RIM)
+    lit, shaded = rim_shares(region, xy, radius)
+    # Only balls that need their shading to be whole (their lit rim alone scores under a
+    # half): a ball whose rim is mostly foreground keeps its centre (a ball at a pocket's
+    # dark mouth, beside a shadow).
+    half_lit = (score >= config.min_confidence) & (shaded >= HALF_LIT_RIM) & (lit < LIT_WHOLE)
     if not half_lit.any():
         return balls
     both = np.maximum(weight, region.shade.astype(np.float32))

@@ -17,7 +17,9 @@ FREE_RING = 0.55
 HEIGHT, WIDTH = 120, 240
 
 
-def _region(distance: np.ndarray, shade: np.ndarray | None = None) -> SearchRegion:
+def _region(
+    distance: np.ndarray, shade: np.ndarray | None = None, hued: np.ndarray | None = None
+) -> SearchRegion:
     return SearchRegion(
         image=np.zeros((HEIGHT, WIDTH, 3), np.uint8),
         distance=distance.astype(np.float32),
@@ -27,6 +29,7 @@ def _region(distance: np.ndarray, shade: np.ndarray | None = None) -> SearchRegi
         centre_valid=np.ones((HEIGHT, WIDTH), np.uint8),
         threshold=THRESHOLD,
         shade=shade,
+        hued=hued,
     )
 
 
@@ -108,3 +111,14 @@ def test_a_cue_tip_on_cloth_stays_no_ball_however_shade_is_counted() -> None:
     score, _ = confidence(_region(distance, shade), xy, radius, EDGE, FREE_RING)
     assert score[0] < 0.5
     assert shaded_rim(_region(distance, shade), xy, radius)[0] == 0.0
+
+
+@pytest.mark.parametrize("cloth_hue", [True, False], ids=["cloth-hued", "other-hue"])
+def test_only_a_ball_of_the_cloths_hue_counts_its_shade(cloth_hue: bool) -> None:
+    # A streak of a white ball, or a ball of another colour, fills its disc; shade beside a
+    # part of it is its shadow, not its other half.
+    distance, shade = _half_lit_ball(shadow=False)
+    hued = np.full((HEIGHT, WIDTH), 1 if cloth_hue else 0, np.uint8)
+    xy, radius = np.array([[120.0, 60.0]]), np.array([RADIUS])
+    score, _ = confidence(_region(distance, shade, hued), xy, radius, EDGE, FREE_RING)
+    assert (score[0] > 0.7) == cloth_hue
