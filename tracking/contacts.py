@@ -239,6 +239,32 @@ def cushion_score(
     return (side, float(score[side])) if score[side] > 0.0 else (-1, 0.0)
 
 
+_SIDE_CUSHIONS = (("head",), ("foot",), ("left_head", "left_foot"), ("right_head", "right_foot"))
+"""The cushions (`calibration.table.Cushion` names) along each cushion line 0..3."""
+
+
+def in_rail_opening(table: TableSpec, xy_mm: FloatArray, side: int) -> bool:
+    """Whether a centre lies more than a radius past the ends of every cushion along line
+    ``side`` (in a pocket's opening): a ball there cannot touch that line's rail, only a
+    jaw (a centre touching a rounded nose lies up to a radius past its tip).
+
+    Args:
+        table: the table (cushion segments, ball radius).
+        xy_mm: (2,) the centre, table mm.
+        side: the cushion line, 0..3 as in ``CUSHION_NORMALS``.
+    """
+    from calibration.table import Cushion
+
+    along = float(xy_mm[1 - side // 2])
+    radius = table.ball_radius_mm
+    for name in _SIDE_CUSHIONS[side]:
+        ends = table.cushion_segment_mm(Cushion(name))
+        low, high = sorted(float(end[1 - side // 2]) for end in ends)
+        if low - radius <= along <= high + radius:
+            return False
+    return True
+
+
 def ball_score(
     xy_mm: FloatArray, change: FloatArray, others_xy_mm: FloatArray, reach_mm: float
 ) -> tuple[int, float]:

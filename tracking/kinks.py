@@ -155,6 +155,8 @@ class KinkExplainer(RailContacts):
             radius + self.config.cushion_tolerance_mm,
             self._dt,
         )
+        if side >= 0 and contacts.in_rail_opening(self.table, xy, side):
+            side, cushion_fit = -1, 0.0  # in a pocket's opening: only a jaw is there
         t_ref, p, v, n = kink.before
         others = np.where((n >= 2)[:, None], p + v * (t_kink - t_ref)[:, None], np.nan)
         others[self._starting_here()] = self._anchor_before[self._starting_here()]

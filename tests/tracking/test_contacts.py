@@ -12,6 +12,7 @@ from tracking.contacts import (
     FloatArray,
     cushion_score,
     departure_cushion,
+    in_rail_opening,
     path_corners,
     struck_into_rail,
 )
@@ -156,3 +157,22 @@ def test_a_corner_further_in_than_a_frame_of_travel_is_no_cushion(
     y = reach + speed * frame_s + gap + 1.0
     velocities = (np.array([0.0, -speed]), np.array([0.0, 0.5 * speed]))
     assert cushion_score(TABLE, np.array([1200.0, y]), velocities, reach, frame_s) == (-1, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("xy", "side", "opening"),
+    [
+        ((2495.0, 46.0), 1, True),  # as corner_lip_stay shot 3's 10, in the foot-left mouth
+        ((2495.0, 46.0), 2, True),
+        ((2506.0, 40.0), 1, True),
+        ((2506.0, 100.0), 1, False),  # on the foot rail, touching its jaw's nose
+        ((1270.0, 29.0), 2, True),  # in the left side pocket's mouth
+        ((1200.0, 29.0), 2, False),  # touching the side pocket's nose
+        ((600.0, 29.0), 2, False),
+    ],
+    ids=["lip-foot", "lip-left", "corner-mouth", "rail-end", "side-mouth", "side-nose", "rail"],
+)
+def test_a_centre_in_a_pocket_opening_cannot_touch_the_rail(
+    xy: tuple[float, float], side: int, opening: bool
+) -> None:
+    assert in_rail_opening(TABLE, np.array(xy), side) == opening
