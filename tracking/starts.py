@@ -28,6 +28,9 @@ from vision.types import CUE
 _MAX_ROLL_SPEED_MM_S = 15000.0
 """No ball on a pool table moves faster (a hard break sends the cue ball at about 14 m/s)."""
 
+_NUDGE_REACH_DIAMETERS = 3.0
+"""A hand nudges a ball a few centimetres: a resting object ball found at rest up to this many
+diameters off (beyond one: `placement.put_down`) on a quiet table was moved by hand."""
 _TAIL_SIGHTINGS = 3
 """At most this many sightings at the end of a start's fit window (two at least), all within
 the start distance of the last, show a ball at rest there."""
@@ -257,6 +260,9 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
             return found
         if not (placed or self._relocated(ball, seen, velocity)):
             return None
+        nudged = self._nudged(ball, seen, speed) if placed else None
+        if nudged is not None:
+            return nudged
         # Found far away but rolling on while the shot's balls still roll: its track had
         # lost it (or held a wrong sighting) and found it again mid-roll, as `_visibility`
         # keeps a ball lost and found in a shot moving; it was not put down, nor struck anew.
@@ -268,6 +274,27 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         self._anchor[ball] = xy[true_indices(np.isfinite(xy[:, 0]))[-1]]
         self._anchor_weight[ball] = 1.0
         return []
+
+    def _nudged(
+        self, ball: int, seen: tuple[FloatArray, FloatArray], speed: float
+    ) -> list[Event] | None:
+        """A disturbance (`_unexplained_start`, confirmed once the ball is seen beyond the
+        occlusion shift) for an object ball found at rest a short way off on a quiet table:
+        a hand moved it (it did not roll there), within `_NUDGE_REACH_DIAMETERS` (further
+        off, a sighting of another ball under its name is the likelier cause); None when it
+        is not one."""
+        times, xy = seen
+        last = true_indices(np.isfinite(xy[:, 0]))[-1]
+        distance = float(np.linalg.norm(xy[last] - self._anchor[ball]))
+        if ball == CUE or self._rolling_others(ball).any():
+            return None
+        if distance > _NUDGE_REACH_DIAMETERS * self._diameter:
+            return None
+        floor = float(self._start_floor[ball])
+        t_start = floor + 0.5 * self._dt
+        # It covered the way in no more than the time since it was last seen at rest.
+        moved = max(speed, distance / max(float(times[last]) - floor, self._dt))
+        return self._unexplained_start(ball, t_start, moved)
 
     def _others_rolling(self, ball: int) -> bool:
         """Whether any ball on the table other than ``ball`` is still moving."""

@@ -159,3 +159,24 @@ def test_a_ball_lost_from_sight_while_rolling_does_not_make_a_nudge_doubtful() -
     events = _events(xy)
     disturbed = [e for e in events if e.kind == EventKind.BALL_DISTURBED and e.balls == (3,)]
     assert len(disturbed) == 1 and disturbed[0].confidence >= DISTURBED_MIN_CONFIDENCE, events
+
+
+@pytest.mark.parametrize("fps", [30.0, 50.0, 60.0], ids=["30fps", "50fps", "60fps"])
+@pytest.mark.parametrize("moved_mm", [2.1 * RADIUS, 3.0 * RADIUS], ids=["small", "large"])
+def test_a_ball_jerked_aside_by_a_hand_and_left_at_rest_is_disturbed(
+    fps: float, moved_mm: float
+) -> None:
+    """A hand jerks the 3 over a diameter aside within two frames (seen only where it was
+    left, at rest): not put down by a referee, on a quiet table it was disturbed (h11-type
+    broadcast 7ft red TV clip: the nudged 7 was taken as put down by hand and lost)."""
+    frames = np.arange(round(4.0 * fps)) / fps
+    xy = np.full((len(frames), 11, 2), np.nan)
+    xy[:, 0] = (600.0, 400.0)
+    rest = np.array([1600.0, 620.0])
+    moved = frames >= 1.0
+    xy[:, 3] = rest + moved[:, None] * moved_mm * np.array([0.6, 0.8])
+    xy += np.random.default_rng(3).normal(0.0, 0.7, xy.shape)  # detector noise
+    xy[(frames >= 1.0 - 1.5 / fps) & (frames < 1.0), 3] = np.nan
+    disturbed = [e for e in _events(xy, fps) if e.kind == EventKind.BALL_DISTURBED]
+    assert [e.balls for e in disturbed] == [(3,)], disturbed
+    assert 1.0 - 3.0 / fps <= disturbed[0].time_s <= 1.0, disturbed
