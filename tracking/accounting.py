@@ -65,7 +65,10 @@ def reachable_pockets(table: TableSpec, loss: Loss, config: EventConfig) -> list
     for index, pocket in enumerate(POCKETS):
         point = table.pocket_xy_mm(pocket)
         distance = float(np.linalg.norm(np.asarray(point) - loss.xy_mm))
-        if hole_gap_mm(table, loss.xy_mm, point) <= reach:
+        mouth = table.corner_mouth_mm if pocket.is_corner() else table.side_mouth_mm
+        # A side hole's gap runs square to its cushion: the mouth bounds it along.
+        gap = max(hole_gap_mm(table, loss.xy_mm, point), distance - 0.5 * mouth)
+        if gap <= reach:
             out.append((distance, index))
     return sorted(out)
 

@@ -91,21 +91,26 @@ class VanishWatcher(DropExplainer):
         )
 
     def _note_approaches(self) -> None:
-        """Mark the balls lost at rest that a ball seen moving now is within two diameters
-        of: it may have hit them out of sight (a rack's neighbours, moving off at once;
+        """Mark the balls lost at rest that a ball seen moving came within touching reach of
+        (a diameter and the contact tolerance) between its last two sightings: it may have
+        hit them out of sight (a rack's neighbours, moving off at once;
         `LossBook.approached`)."""
         waiting = self._losses.resting()
-        if not waiting:
+        count = self._history.count
+        if not waiting or count < 2:
             return
+        _, _, xy = self._history.window(count - 2, count)
         speed = np.hypot(self._velocity[:, 0], self._velocity[:, 1])
-        seen_now = self._seen_frame == self._last_frame
-        movers = self._seen_xy[seen_now & self._alive & (speed >= self.config.start_min_speed_mm_s)]
-        if not len(movers):
+        movers = np.isfinite(xy[0, :, 0]) & np.isfinite(xy[1, :, 0])
+        movers &= self._alive & (speed >= self.config.start_min_speed_mm_s)
+        if not movers.any():
             return
-        near = 2.0 * self.table.ball_diameter_mm
+        reach = self.table.ball_diameter_mm + self.config.ball_contact_tolerance_mm
         for loss in waiting:
-            gaps = np.hypot(*(movers - loss.xy_mm).T)
-            if bool(np.any((gaps > 1e-6) & (gaps <= near))):
+            moving = movers.copy()
+            moving[loss.ball] = False
+            gaps = segment_point_distance_mm(xy[0, moving], xy[1, moving], loss.xy_mm[None])
+            if bool(np.any(gaps <= reach)):
                 self._losses.approached.add(loss.ball)
 
     def _positions(self) -> FloatArray:

@@ -66,6 +66,13 @@ def test_a_ball_too_slow_to_reach_any_hole_is_hidden_not_gone() -> None:
     assert gone_fate(TABLE, loss, CONFIG) is None
 
 
+def test_a_slow_ball_beside_a_side_cushion_far_from_the_side_pocket_reaches_no_pocket() -> None:
+    """Lost rolling at 86 mm/s near the head-left corner, by the cushion the side pocket
+    cuts: that hole is square to it only 60 mm away, but 1 m along it."""
+    loss = _loss((295.0, 57.0), (-70.0, -50.0))
+    assert reachable_pockets(TABLE, loss, CONFIG) == []
+
+
 def test_reachable_pockets_are_the_holes_within_the_stopping_distance() -> None:
     # 400 mm/s at 50 mm/s^2 stops within 1.6 m: from near the foot-left corner, not the
     # head pockets.
