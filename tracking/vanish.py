@@ -276,7 +276,7 @@ class VanishWatcher(DropExplainer):
         if not seen.any():
             return False
         start, end = rest_segment(self.table, loss, self.config)
-        at_rest = bool(np.all(start == end))
+        at_rest = not np.any(loss.velocity_mm_s)
         reach = (_OVER_DIAMETERS if at_rest else _COVER_DIAMETERS) * self.table.ball_diameter_mm
         gaps = segment_point_distance_mm(start[None], end[None], self._seen_xy[seen])
         return bool(np.any(gaps <= reach))
