@@ -28,6 +28,9 @@ from vision.types import CUE
 _CONFIRM_SIGHTINGS = 3
 """Sightings running beyond the shift a partial occlusion can cause that confirm a
 disturbance (one or two can still be a detection pulled aside, or another ball)."""
+_RESTROKE_S = 1.0
+"""A player needs longer than this to strike again (draw the cue back, settle, stroke): a
+cue ball start sooner after the shot's own stroke is that stroke's ball rolling on."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,8 @@ class DisturbanceCheck:
     _in_shot: bool
     _quiet_since: float | None
     _quiet_at_start: FloatArray
+    _last_strike_s: float
+    _last_contact_s: float
     _alive: NDArray[np.bool_]
     _moving: NDArray[np.bool_]
     _anchor: FloatArray
@@ -118,6 +123,8 @@ class DisturbanceCheck:
         ended = self._end_quiet_shot(ball, t_start)
         frame = self._frame_of(t_start)
         if ball == CUE and speed >= config.strike_min_speed_mm_s:
+            if self._in_shot and self._rolling_on(t_start):
+                return None
             # Struck with nothing touching it: a stroke, even while balls of the previous
             # shot still roll (that shot ends at this strike, which is then a foul).
             if self._in_shot:
@@ -157,6 +164,14 @@ class DisturbanceCheck:
         others: NDArray[np.bool_] = self._alive & self._moving & ~given_up
         others[ball] = False
         return others
+
+    def _rolling_on(self, t_start: float) -> bool:
+        """Whether a cue ball start is the shot's own stroke rolling on: too soon after it for
+        a player to strike again, and the stroke already sent the cue ball into a ball (a
+        break's cue ball coming back off the rack). Before any contact it may be the stroke
+        itself after a false one (a cue stick pulling the cue ball's centre aside)."""
+        recent = t_start - self._last_strike_s < _RESTROKE_S
+        return recent and self._last_contact_s >= self._last_strike_s
 
     def _end_quiet_shot(self, ball: int, t_start: float) -> list[Event]:
         """A ``shot_end`` when the shot was open but every ball at rest as ``ball`` started."""

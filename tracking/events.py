@@ -104,6 +104,8 @@ class EventDetector(KinkExplainer):
         self._quiet_since: float | None = None
         self._quiet_at_start = np.full(NUM_CLASSES, np.nan)
         self._anchor_at_strike = np.full((NUM_CLASSES, 2), np.nan)
+        self._last_strike_s = -math.inf
+        self._last_contact_s = -math.inf
         self._losses = LossBook()
         self._vanish_contacts: list[tuple[int, int, int, float]] = []
 
@@ -128,6 +130,10 @@ class EventDetector(KinkExplainer):
         events += self._resolve_losses(events)
         if any(e.kind == EventKind.STRIKE for e in events):
             self._anchor_at_strike = self._anchor.copy()
+            self._last_strike_s = max(e.time_s for e in events if e.kind == EventKind.STRIKE)
+        contacts_now = [e.time_s for e in events if e.kind == EventKind.BALL_BALL]
+        if contacts_now:
+            self._last_contact_s = max(self._last_contact_s, *contacts_now)
         return sorted(events, key=lambda e: (e.time_s, e.kind != EventKind.STRIKE, e.kind))
 
     # ----------------------------------------------------------------- bookkeeping
