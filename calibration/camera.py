@@ -168,7 +168,8 @@ class CameraModel:
             height_mm: height of the plane above the cloth, mm.
 
         Returns:
-            (N, 2) float64 table positions, mm.
+            (N, 2) float64 table positions, mm; NaN for a pixel beyond the range where the
+            lens model can be inverted (a strongly distorted image corner).
         """
         uv = np.asarray(uv_px, dtype=np.float64).reshape(-1, 2)
         if len(uv) == 0:
@@ -208,11 +209,14 @@ class CameraModel:
         # Fixed-point inversion of the distortion model (as cv2.undistortPoints does).
         distorted = normalised.copy()
         estimate = normalised.copy()
-        for _ in range(200):
-            error = _distort(estimate, self.distortion) - distorted
-            estimate -= error
-            if float(np.max(np.abs(error))) < 1e-12:
-                break
+        # Beyond the model's invertible range the iteration diverges to inf and NaN, which
+        # is the answer there (no ray), not a numerical accident worth a warning.
+        with np.errstate(over="ignore", invalid="ignore"):
+            for _ in range(200):
+                error = _distort(estimate, self.distortion) - distorted
+                estimate -= error
+                if float(np.max(np.abs(error))) < 1e-12:
+                    break
         return estimate
 
 
