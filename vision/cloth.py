@@ -100,6 +100,17 @@ def distance_along(
     """`cloth_distance` with the cloth given as (H, W, 3) unit colour directions and
     (H, W) lengths (the fast form the detector uses every frame)."""
     along, residual = _split(image, unit)
+    return _distance(along, residual, norm, dark_ratio)
+
+
+def _distance(
+    along: NDArray[np.float32],
+    residual: NDArray[np.float32],
+    norm: NDArray[np.float32],
+    dark_ratio: float,
+) -> NDArray[np.float32]:
+    """(H, W) distance from the cloth given a pixel's split along and across its colour:
+    the residual, brightness above the cloth, and darkness beyond `dark_ratio` of it."""
     bright = np.maximum(along - norm, 0.0)
     dark = np.maximum(dark_ratio * norm - along, 0.0) * np.float32(1.0 / max(dark_ratio, 1e-3))
     distance: NDArray[np.float32] = np.sqrt(residual + bright * bright + dark * dark)
@@ -120,9 +131,7 @@ def distance_and_shade(
     brightness, black included: a black ball's rim counts its shade too, which finds the
     8 on red cloth; measured, excluding black lost broadcast_pushout 3/4 -> 0/4)."""
     along, residual = _split(image, unit)
-    bright = np.maximum(along - norm, 0.0)
-    dark = np.maximum(dark_ratio * norm - along, 0.0) * np.float32(1.0 / max(dark_ratio, 1e-3))
-    distance: NDArray[np.float32] = np.sqrt(residual + bright * bright + dark * dark)
+    distance = _distance(along, residual, norm, dark_ratio)
     shade: NDArray[np.uint8] = (along < np.float32(shade_ratio) * norm).astype(np.uint8)
     hued: NDArray[np.uint8] = (residual < np.float32(_FAR * _FAR)).astype(np.uint8)
     return distance, shade, hued
