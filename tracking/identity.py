@@ -21,6 +21,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
+from tracking.rack import RackConfig
+
 
 @dataclass(frozen=True, slots=True)
 class IdentityConfig:
@@ -42,6 +44,8 @@ class IdentityConfig:
             moment (`tracking.mixing`); after that, never, until their gates meet again.
             Raising it keeps pairs open longer; negative: pairs are never closed (any two
             tracks may exchange on the evidence alone, however far apart they stayed).
+        rack: how a standing rack weighs the identities of the balls in it
+            (`tracking.rack`).
     """
 
     memory_s: float = 0.3
@@ -49,6 +53,7 @@ class IdentityConfig:
     min_observations: int = 6
     min_probability: float = 0.01
     settle_memories: float = 2.0
+    rack: RackConfig = RackConfig()  # noqa: RUF009 (frozen, so one default is shared safely)
 
     def __post_init__(self) -> None:
         if self.memory_s <= 0 or not 0.0 < self.min_probability < 1.0:

@@ -1,0 +1,106 @@
+"""The rack as identity evidence: a racked ball is not the cue ball, the 1 stands at the apex
+and the 10 in the middle; no rack, no prior."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from calibration.table import TableSpec
+from tests.tracking.builders import class_probabilities, track_sightings
+from tracking.rack import APEX, CENTRE, RackConfig, RackPrior, match_places, rack_places
+from vision.types import CUE, NUM_CLASSES, Detections
+
+TABLE = TableSpec()
+PLACES = rack_places(TABLE)
+DIAMETER = float(TABLE.ball_diameter_mm)
+CUE_XY = (TABLE.head_spot_mm[0], TABLE.head_spot_mm[1])
+
+
+def _detections(xy: np.ndarray, prob: np.ndarray) -> Detections:
+    ones = np.ones(len(xy), np.float32)
+    return Detections(xy.astype(np.float32), xy.astype(np.float32), ones, ones, prob)
+
+
+def _racked_frame(
+    shift_mm: tuple[float, float] = (0.0, 0.0), keep: int = 10
+) -> tuple[np.ndarray, np.ndarray]:
+    """A rack (balls 1, 2, 3, 4, 10, 5..9 on places 0..9) whose back-row 9 reads as the cue
+    ball with certainty, plus the real cue ball at the head spot, also read as the cue."""
+    balls = [1, 2, 3, 4, 10, 5, 6, 7, 8, 9][:keep]
+    xy = np.vstack([PLACES[:keep] + np.array(shift_mm), [CUE_XY]])
+    prob = np.array(
+        [class_probabilities({ball: 0.9}) for ball in balls] + [class_probabilities({})]
+    )
+    prob[:, CUE] = 0.0
+    prob[-1] = np.eye(NUM_CLASSES)[CUE]
+    if keep == 10:
+        prob[9] = np.eye(NUM_CLASSES)[CUE]  # the 9's white caps read as the cue ball
+    return xy, (prob / prob.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    "shift_mm", [(0.0, 0.0), (25.0, -15.0), (-30.0, 20.0)], ids=["on_spot", "off", "further_off"]
+)
+def test_places_are_matched_wherever_the_rack_was_put_down(shift_mm: tuple[float, float]) -> None:
+    xy = np.vstack([PLACES[[0, 2, 4, 5, 7, 9]] + np.array(shift_mm), [CUE_XY]])
+    place = match_places(xy, PLACES, DIAMETER, RackConfig())
+    assert place.tolist() == [0, 2, 4, 5, 7, 9, -1]
+
+
+def test_a_racked_ball_read_as_the_cue_gives_the_cue_to_the_white_ball_outside() -> None:
+    xy, prob = _racked_frame()
+    weighed = RackPrior(TABLE).apply(_detections(xy, prob))
+    labels = np.argmax(weighed.class_prob, axis=1)
+    assert labels[-1] == CUE
+    assert labels[9] != CUE
+    assert weighed.class_prob[-1, CUE] > 0.8
+
+
+def test_the_apex_is_the_1_and_the_centre_the_10() -> None:
+    xy, prob = _racked_frame()
+    prob[APEX] = class_probabilities({1: 0.45, 9: 0.55})  # the yellow at the apex
+    prob[CENTRE] = class_probabilities({10: 0.45, 2: 0.55})  # the blue in the middle
+    prob[1] = class_probabilities({2: 0.5, 10: 0.5})  # the 2, beside it
+    weighed = RackPrior(TABLE).apply(_detections(xy, prob.astype(np.float32))).class_prob
+    assert np.argmax(weighed[APEX]) == 1
+    assert np.argmax(weighed[CENTRE]) == 10
+    assert np.argmax(weighed[1]) == 2
+
+
+@pytest.mark.parametrize("keep", [5, 0], ids=["five_balls", "none"])
+def test_no_rack_standing_leaves_the_probabilities_alone(keep: int) -> None:
+    xy, prob = _racked_frame(keep=keep)
+    detections = _detections(xy, prob)
+    assert RackPrior(TABLE).apply(detections) is detections
+
+
+def test_a_scattered_table_is_no_rack() -> None:
+    rng = np.random.default_rng(5)
+    xy = rng.uniform((100.0, 100.0), (TABLE.length_mm - 100.0, TABLE.width_mm - 100.0), (11, 2))
+    prob = np.eye(NUM_CLASSES, dtype=np.float32)
+    detections = _detections(xy, prob)
+    assert RackPrior(TABLE).apply(detections) is detections
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(-30.0, 30.0), st.floats(-30.0, 30.0), st.integers(6, 10), st.integers(0, 1000))
+def test_weighed_probabilities_stay_probabilities(
+    dx: float, dy: float, keep: int, seed: int
+) -> None:
+    xy, _ = _racked_frame((dx, dy), keep)
+    prob = np.random.default_rng(seed).dirichlet(np.full(NUM_CLASSES, 0.3), len(xy))
+    weighed = RackPrior(TABLE).apply(_detections(xy, prob.astype(np.float32))).class_prob
+    assert np.all(weighed >= 0.0)
+    assert np.allclose(weighed.sum(axis=1), 1.0, atol=1e-4)
+
+
+def test_the_tracker_starts_the_cue_ball_outside_the_rack() -> None:
+    xy, prob = _racked_frame()
+    weights = [dict(enumerate(row.tolist())) for row in prob]
+    frames = [[(float(x), float(y), w) for (x, y), w in zip(xy, weights, strict=True)]] * 10
+    tracks = track_sightings(frames)
+    cue = tracks.xy_mm[tracks.ball.tolist().index(CUE)]
+    assert np.allclose(cue, CUE_XY, atol=5.0)

@@ -1,0 +1,192 @@
+"""The rack as identity evidence: where a racked ball stands says which balls it can be.
+
+A ten-ball rack (rules S1-S4) puts the 1 at the apex on the foot spot, the 10 in the middle
+of the three-ball row and the other eight anywhere in the remaining places; the cue ball is
+never in the triangle. While a rack stands on the table (enough detections sit on its
+places), each detection on a place has its class probabilities weighed by that place's
+prior (`RackConfig`): the cue ball is all but ruled out, the 1 and the 10 are favoured at
+their own places and disfavoured elsewhere. The frame's probabilities are then made
+consistent again (one ball per class, `vision.assignment.exclusive_probabilities`), so a
+racked 9 whose white caps read as the cue ball gives the cue to the lone white ball outside
+the triangle. The prior is soft (a rack can be imperfect, a ball misplaced) and needs no
+state: once the break scatters the rack, too few balls stand on its places and it is off;
+a clip that starts mid-rack never sees it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.table import TableSpec
+from vision.assignment import exclusive_probabilities
+from vision.types import CUE, NUM_CLASSES, Detections
+
+APEX, CENTRE = 0, 4
+"""Indices of the apex (the 1's place) and the three-ball row's middle (the 10's) in
+`rack_places`."""
+
+
+@dataclass(frozen=True, slots=True)
+class RackConfig:
+    """How the rack weighs identities.
+
+    Attributes:
+        min_racked: fewest distinct rack places with a detection on them for a rack to be
+            standing (of ten; the far end of a broadcast view may hide two or three). 0 or
+            more than 10: the prior is off. Lowering it risks taking a cluster of balls
+            after the break for a rack.
+        tolerance_diameters: how far (ball diameters) a detection may lie from a place and
+            still stand on it, after the rack's offset from the foot spot is fitted.
+            Raising it tolerates looser racks and poorer calibration.
+        max_shift_diameters: largest offset (ball diameters) of the whole rack from its
+            nominal position on the foot spot (a rack placed by hand, a calibration error);
+            below one place's spacing, so a rack is never read one place off.
+        cue_prior: weight of the cue ball on a rack place (it is never in the triangle);
+            lowering it rules the cue ball out more surely.
+        misplaced_prior: weight of the 1 off the apex, the 10 off the centre, and any other
+            ball on the apex or the centre (an imperfect rack); 1.0: places say nothing of
+            the object balls.
+        floor: class probabilities are raised to at least this before the prior weighs
+            them, so a saturated reading (1.0 cue, 0.0 for the rest) still leaves the
+            prior something to choose between.
+    """
+
+    min_racked: int = 6
+    tolerance_diameters: float = 0.5
+    max_shift_diameters: float = 0.75
+    cue_prior: float = 1.0e-3
+    misplaced_prior: float = 0.2
+    floor: float = 0.01
+
+    def __post_init__(self) -> None:
+        weights = (self.cue_prior, self.misplaced_prior, self.floor)
+        if not all(0.0 < w <= 1.0 for w in weights) or self.tolerance_diameters <= 0:
+            raise ValueError(
+                "RackConfig: cue_prior, misplaced_prior and floor must be in (0, 1] and "
+                f"tolerance_diameters positive, got {weights} and {self.tolerance_diameters}"
+            )
+
+
+def rack_places(table: TableSpec) -> NDArray[np.float64]:
+    """(10, 2) centres of the rack's places, table mm: row by row from the apex, left to
+    right (index `APEX` the 1's, `CENTRE` the 10's)."""
+    positions = table.rack_positions_mm()
+    order = [1, 2, 3, 4, 10, 5, 6, 7, 8, 9]  # the default order fills the free places 2..9
+    return np.array([positions[ball] for ball in order], dtype=np.float64)
+
+
+def place_priors(config: RackConfig) -> NDArray[np.float64]:
+    """(10, 11) prior weight of each class on each rack place."""
+    prior = np.ones((10, NUM_CLASSES))
+    prior[:, [1, 10]] = config.misplaced_prior
+    prior[APEX] = config.misplaced_prior
+    prior[APEX, 1] = 1.0
+    prior[CENTRE] = config.misplaced_prior
+    prior[CENTRE, 10] = 1.0
+    prior[:, CUE] = config.cue_prior
+    return prior
+
+
+def match_places(
+    xy_mm: NDArray[np.floating],
+    places: NDArray[np.float64],
+    diameter_mm: float,
+    config: RackConfig,
+) -> NDArray[np.int64]:
+    """(N,) the rack place each detection stands on (-1: none), one detection per place.
+
+    The whole rack's offset from its nominal places is fitted first: of the offsets that
+    put one detection exactly on one place (at most ``max_shift_diameters``), the one that
+    puts the most detections on places, refined by the median of their offsets.
+
+    Args:
+        xy_mm: (N, 2) detection centres, mm.
+        places: (10, 2) nominal rack places (`rack_places`), mm.
+        diameter_mm: ball diameter, mm.
+        config: the tolerances.
+    """
+    xy = np.asarray(xy_mm, np.float64)
+    tolerance = config.tolerance_diameters * diameter_mm
+    shift = _best_shift(xy, places, tolerance, config.max_shift_diameters * diameter_mm)
+    place, near = _nearest(xy - shift, places, tolerance)
+    if np.count_nonzero(near) >= 3:
+        shift = np.median(xy[near] - places[place[near]], axis=0)
+        place, near = _nearest(xy - shift, places, tolerance)
+    matched = np.where(near, place, -1)
+    # One detection per place: the nearest keeps it.
+    distance = np.hypot(*(xy - shift - places[np.maximum(place, 0)]).T)
+    for index in np.flatnonzero(near):
+        rivals = np.flatnonzero(matched == matched[index])
+        if len(rivals) > 1 and rivals[np.argmin(distance[rivals])] != index:
+            matched[index] = -1
+    return matched.astype(np.int64)
+
+
+def _best_shift(
+    xy: NDArray[np.float64], places: NDArray[np.float64], tolerance_mm: float, largest_mm: float
+) -> NDArray[np.float64]:
+    """(2,) the offset, among those putting one detection on one place (and 0), that puts
+    the most detections within ``tolerance_mm`` of a place; the smallest such on a tie."""
+    offsets = (xy[:, None, :] - places[None, :, :]).reshape(-1, 2)
+    offsets = np.vstack([np.zeros((1, 2)), offsets[np.hypot(*offsets.T) <= largest_mm]])
+    moved = xy[None, :, None, :] - offsets[:, None, None, :] - places[None, None, :, :]
+    distance = np.hypot(moved[..., 0], moved[..., 1]).min(axis=2)
+    matches = np.count_nonzero(distance < tolerance_mm, axis=1)
+    best = np.flatnonzero(matches == matches.max())
+    result: NDArray[np.float64] = offsets[best[np.argmin(np.hypot(*offsets[best].T))]]
+    return result
+
+
+def _nearest(
+    xy: NDArray[np.float64], places: NDArray[np.float64], tolerance_mm: float
+) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+    """(N,) nearest place of each point and (N,) whether it is within ``tolerance_mm``."""
+    distance = np.hypot(xy[:, None, 0] - places[None, :, 0], xy[:, None, 1] - places[None, :, 1])
+    place = np.argmin(distance, axis=1) if len(xy) else np.zeros(0, np.int64)
+    near = distance[np.arange(len(xy)), place] < tolerance_mm
+    return place.astype(np.int64), near
+
+
+class RackPrior:
+    """Weighs detections' class probabilities by the rack they stand in, while one stands.
+
+    Args:
+        table: the table (foot spot, ball size).
+        config: the prior's weights and tolerances.
+    """
+
+    def __init__(self, table: TableSpec, config: RackConfig | None = None) -> None:
+        self.config = config or RackConfig()
+        self.places = rack_places(table)
+        self.priors = place_priors(self.config)
+        self.diameter_mm = float(table.ball_diameter_mm)
+        self._reach_mm = 3.0 * self.diameter_mm + float(np.max(np.ptp(self.places, axis=0)))
+
+    def apply(self, detections: Detections) -> Detections:
+        """``detections`` with the rack's prior on their class probabilities when a rack
+        stands (at least ``min_racked`` places taken), else unchanged."""
+        config = self.config
+        if not 0 < config.min_racked <= 10 or len(detections) < config.min_racked:
+            return detections
+        xy = detections.xy_mm.astype(np.float64)
+        middle = self.places.mean(axis=0)
+        near_rack = np.hypot(*(xy - middle).T) < self._reach_mm
+        if np.count_nonzero(near_rack) < config.min_racked:
+            return detections
+        place = match_places(xy, self.places, self.diameter_mm, config)
+        on_place = place >= 0
+        if np.count_nonzero(on_place) < config.min_racked:
+            return detections
+        prob = np.maximum(detections.class_prob.astype(np.float64), config.floor)
+        prob[on_place] *= self.priors[place[on_place]]
+        prob /= prob.sum(axis=1, keepdims=True)
+        return Detections(
+            xy_px=detections.xy_px,
+            xy_mm=detections.xy_mm,
+            radius_px=detections.radius_px,
+            confidence=detections.confidence,
+            class_prob=exclusive_probabilities(prob),
+        )
