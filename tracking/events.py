@@ -268,6 +268,8 @@ class EventDetector(KinkExplainer):
         approached = toward > 0.0 or came - nearest > touching
         if gaps[side] > touching or not approached:
             return []
+        if contacts.in_rail_opening(self.table, xy_mm, side):
+            return []  # at rest in a pocket's mouth (on its lip): no rail there to touch
         cushion = str(self.table.nearest_cushion(float(xy_mm[0]), float(xy_mm[1])))
         last = self._last_cushion.get((ball, cushion), -np.inf)
         if self._last_time - last <= 1.0:

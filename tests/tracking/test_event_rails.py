@@ -157,3 +157,30 @@ def test_a_ball_sent_back_by_a_ball_coming_at_it_while_unseen_met_no_cushion() -
     hide = (5, 0.11, contact.time_s + 0.1)
     run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=(hide,)), seed=4)
     assert not _cushions(run.events, 5)
+
+
+@pytest.mark.parametrize("corner", ["foot_left", "head_right"], ids=["foot_left", "head_right"])
+def test_a_ball_dying_in_a_corner_pocket_mouth_touched_no_rail(corner: str) -> None:
+    """sample corner_lip_stay shot 3: the 10 rolled into a corner pocket's mouth and stopped
+    on its lip, its centre within a radius of both cushion lines but past the ends of both
+    rails: it touched none (a stop beside a rail is a touch only where a rail is)."""
+    sign = np.array([1.0, -1.0]) if corner == "foot_left" else np.array([-1.0, 1.0])
+    end = (
+        np.array([TABLE.length_mm - RADIUS - 1.0, RADIUS + 1.0])
+        if corner == "foot_left"
+        else np.array([RADIUS + 1.0, TABLE.width_mm - RADIUS - 1.0])
+    )
+    speed, decel = 400.0, 200.0
+    heading = sign / np.sqrt(2.0)
+    start = end - heading * speed**2 / (2.0 * decel)
+    truth = simulate(
+        {0: (float(start[0]), float(start[1])), 3: (1000.0, 600.0)},
+        [(0.1, 0, (float(heading[0] * speed), float(heading[1] * speed)))],
+        3.0,
+        decel_mm_s2=decel,
+    )
+    assert not _cushions(truth.events, 0)
+    for seed in range(3):
+        run = run_tracking(truth, Noise(position_std_mm=1.0), seed=seed)
+        assert any(e.kind == EventKind.STRIKE for e in run.events)
+        assert not _cushions(run.events, 0), seed
