@@ -42,6 +42,10 @@ class TrackState:
         mixed_s: (11, 11) last time each pair of tracks could have exchanged balls, s
             (``-inf``: never; `tracking.mixing`).
         confirmed_s: (11,) last time each track clearly showed its own number, s.
+        pocket_lost_s: (11,) when the ball was last seen before it was lost heading into a
+            pocket, s (``-inf``: not since; `tracking.lifecycle.start_pending`).
+        back_from: (11,) object: the removal (``TrackStatus``) a respawned track came back
+            from, None for a track that was never removed (`tracking.lifecycle.coast`).
     """
 
     mean: NDArray[np.float64] = field(default_factory=lambda: np.zeros((NUM_CLASSES, 4)))
@@ -72,6 +76,12 @@ class TrackState:
         default_factory=lambda: np.full((NUM_CLASSES, NUM_CLASSES), -np.inf)
     )
     confirmed_s: NDArray[np.float64] = field(default_factory=lambda: np.full(NUM_CLASSES, -np.inf))
+    pocket_lost_s: NDArray[np.float64] = field(
+        default_factory=lambda: np.full(NUM_CLASSES, -np.inf)
+    )
+    back_from: NDArray[np.object_] = field(
+        default_factory=lambda: np.full(NUM_CLASSES, None, object)
+    )
 
     def exchange(self, a: int, b: int) -> None:
         """Swap everything slots ``a`` and ``b`` hold (their tracks change numbers)."""
