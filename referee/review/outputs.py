@@ -15,7 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from tracking.types import BALL_NAMES, Event, TrackSet, TrackStatus
+from tracking.types import BALL_NAMES, Event, EventKind, TrackSet, TrackStatus
 
 TRACKS_HEADER = "frame,time_s,ball,x_mm,y_mm,u_px,v_px,status\n"
 _ONCE = (TrackStatus.POCKETED, TrackStatus.OFF_TABLE)
@@ -26,6 +26,43 @@ def write_json_atomic(path: Path, data: Any) -> None:
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(json.dumps(data, indent=2) + "\n")
     os.replace(temporary, path)
+
+
+def settle_tracks_file(path: Path, removals: list[tuple[int, int, str]]) -> None:
+    """Rewrite tracks.csv (through a temporary file and a rename) once the run's removals
+    (ball, frame, status) are known: a ball leaves the rows on the frame the referee says it
+    left (`tracking.accounting.settle_rows`), not when the tracker gave it up."""
+    import numpy as np
+
+    from tracking.accounting import settle_rows
+
+    lines = path.read_text().splitlines(keepends=True)
+    fields = [line.split(",", 3)[:3] for line in lines[1:]]
+    names = {name: index for index, name in enumerate(BALL_NAMES)}
+    frame = np.array([int(f[0]) for f in fields], np.int64)
+    ball = np.array([names[f[2]] for f in fields], np.int64)
+    status = np.array([line.rstrip("\n").rsplit(",", 1)[1] for line in lines[1:]], object)
+    times = np.unique(np.array([float(f[1]) for f in fields]))
+    step_s = float(np.median(np.diff(times))) if len(times) > 1 else 1.0
+    found = max(3, math.ceil(_FOUND_S / max(step_s, 1e-6) - 1e-9))
+    settled = settle_rows((frame, ball, status), removals, found)
+    out = [lines[0]]
+    for line, old, new in zip(lines[1:], status, settled, strict=True):
+        if new is not None:
+            out.append(line if new == old else line.rstrip("\n").rsplit(",", 1)[0] + f",{new}\n")
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text("".join(out))
+    os.replace(temporary, path)
+
+
+_FOUND_S = 0.05
+"""A removed ball is back in the rows once seen this long in a row (three frames at least):
+`tracking.event_config.EventConfig.lost_found_s`."""
+
+_REMOVAL = {
+    EventKind.BALL_POCKET: TrackStatus.POCKETED,
+    EventKind.BALL_OFF_TABLE: TrackStatus.OFF_TABLE,
+}
 
 
 def _number(value: float) -> str:
@@ -54,6 +91,7 @@ class ReviewWriter:
         self._flush_every = max(1, flush_every_frames)
         self._since_flush = 0
         self.counts = {"track_rows": 0, "events": 0, "shots": 0}
+        self._removals: list[tuple[int, int, str]] = []
 
     def write_tracks(self, tracks: TrackSet) -> None:
         """Append the rows of one frame's TrackSet."""
@@ -81,6 +119,9 @@ class ReviewWriter:
 
     def write_events(self, events: list[Event] | tuple[Event, ...]) -> None:
         """Append events (design.md §5 objects)."""
+        self._removals += [
+            (e.balls[0], e.frame, str(_REMOVAL[e.kind])) for e in events if e.kind in _REMOVAL
+        ]
         if events:
             self._events.write("".join(json.dumps(e.to_json()) + "\n" for e in events))
             self.counts["events"] += len(events)
@@ -100,6 +141,9 @@ class ReviewWriter:
         for handle in (self._tracks, self._events, self._shots):
             if not handle.closed:
                 handle.close()
+        if self._removals:
+            settle_tracks_file(self.out_dir / "tracks.csv", self._removals)
+            self._removals = []
 
     def __enter__(self) -> ReviewWriter:
         return self
