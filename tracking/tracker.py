@@ -32,6 +32,7 @@ from tracking.identity import (
 )
 from tracking.lifecycle import coast, reidentify_need, restart, spawn, start_pending
 from tracking.mixing import Reaches, confirm, masked, mixable, open_all, open_jumps, open_near
+from tracking.rack import RackPrior
 from tracking.track_state import PENDING_POCKET, TrackState
 from tracking.tracker_config import TrackerConfig
 from tracking.types import TrackSet, TrackStatus
@@ -69,6 +70,7 @@ class BallTracker:
         self._bed_area_mm2 = float((table.length_mm - 2 * radius) * (table.width_mm - 2 * radius))
         self._centre_high = np.array([table.length_mm - radius, table.width_mm - radius])
         self._jumpable = np.ones(NUM_CLASSES, bool)
+        self._rack = RackPrior(table, self.config.identity.rack)
 
     def update(self, detections: Detections, frame: int, time_s: float) -> TrackSet:
         """Advance every track to this frame and return the state of every ball in play.
@@ -86,6 +88,7 @@ class BallTracker:
         self._time_s = time_s
         usable = np.all(np.isfinite(detections.xy_mm), axis=1)
         dets = detections[usable] if not usable.all() else detections
+        dets = self._rack.apply(dets)
         self._predict(dt_s)
         tracks, cols = self._associate(dets, dt_s)
         continuity = self.config.overlap_diameters > 0.0
