@@ -77,10 +77,25 @@ def head_side(midpoints: FloatArray, head: str | None) -> tuple[int, str]:
 
 
 def rack_end(image: NDArray[np.uint8], camera: CameraModel, table: TableSpec) -> str | None:
-    """ "head" or "foot": the end where a rack stands, or None when none or both look racked.
+    """ "head" or "foot": the end where a rack stands, or None when none or both look racked
+    (one end at least `RACK_FILL` full, the other under a third of that)."""
+    fills = rack_fills(image, camera, table)
+    if fills is None:
+        return None
+    head_fill, foot_fill = fills
+    if head_fill >= RACK_FILL and foot_fill < RACK_FILL / 3:
+        return "head"
+    if foot_fill >= RACK_FILL and head_fill < RACK_FILL / 3:
+        return "foot"
+    return None
 
-    The rack's disk around the foot-spot rack centre is compared with the same disk mirrored
-    to the head end; the cloth colour is read between them, at the table centre.
+
+def rack_fills(
+    image: NDArray[np.uint8], camera: CameraModel, table: TableSpec
+) -> tuple[float, float] | None:
+    """Share of non-cloth pixels in the rack's disk at the foot spot and in the same disk
+    mirrored to the head end, as (head, foot); None when either disk or the table centre
+    (where the cloth colour is read) is out of the picture.
     """
     rack = np.array(list(table.rack_positions_mm().values()))
     centre = rack.mean(axis=0)
@@ -98,12 +113,59 @@ def rack_end(image: NDArray[np.uint8], camera: CameraModel, table: TableSpec) ->
             return None
         distance = np.linalg.norm((pixels - reference) * np.array([0.4, 1.0, 1.0]), axis=1)
         fills.append(float(np.mean(distance > 20.0)))
-    head_fill, foot_fill = fills
-    if head_fill >= RACK_FILL and foot_fill < RACK_FILL / 3:
-        return "head"
-    if foot_fill >= RACK_FILL and head_fill < RACK_FILL / 3:
-        return "foot"
-    return None
+    return fills[0], fills[1]
+
+
+def rack_patterns(
+    image: NDArray[np.uint8], camera: CameraModel, table: TableSpec
+) -> tuple[float, float] | None:
+    """How much each end looks racked, as (head, foot): the share of non-cloth pixels on the
+    rack's balls minus the share around them (within `RACK_REACH` ball diameters of the
+    rack's centre). A rack scores about 0.5-0.8; a body, a hand or a cue over the spot
+    covers both alike and scores near 0. None when the table centre or an end is out of
+    the picture.
+    """
+    lab = lab_image(image)
+    cloth = _disk_lab(lab, camera, np.array([table.length_mm / 2, table.width_mm / 2]), 150.0)
+    if cloth.size == 0:
+        return None
+    reference = np.median(cloth, axis=0)
+    rack = np.array(list(table.rack_positions_mm().values()))
+    scores = []
+    for balls in (np.column_stack([table.length_mm - rack[:, 0], rack[:, 1]]), rack):
+        on, around = _rack_samples(balls, table.ball_radius_mm)
+        if not len(on) or not len(around):
+            return None
+        fills = []
+        for points in (on, around):
+            uv = np.round(camera.project(points, 0.0)).astype(int)
+            height, width = lab.shape[:2]
+            ok = (uv[:, 0] >= 0) & (uv[:, 0] < width) & (uv[:, 1] >= 0) & (uv[:, 1] < height)
+            if np.mean(ok) < 0.9:
+                return None
+            pixels = lab[uv[ok, 1], uv[ok, 0]]
+            distance = np.linalg.norm((pixels - reference) * np.array([0.4, 1.0, 1.0]), axis=1)
+            fills.append(float(np.mean(distance > 20.0)))
+        scores.append(fills[0] - fills[1])
+    return scores[0], scores[1]
+
+
+RACK_REACH = 2.6
+"""Radius of the disk around the rack's centre whose pixels `rack_patterns` reads, in ball
+diameters (a ten-ball rack reaches about 1.7 from its centre)."""
+
+
+def _rack_samples(balls_mm: FloatArray, radius_mm: float) -> tuple[FloatArray, FloatArray]:
+    """Points on a 10 mm grid on the rack's balls (within 0.8 radius of a centre) and around
+    them (over 1.6 radii from every centre, within `RACK_REACH` diameters of the centre)."""
+    centre = balls_mm.mean(axis=0)
+    reach = RACK_REACH * 2.0 * radius_mm
+    steps = np.arange(-reach, reach + 1e-9, 10.0)
+    gx, gy = np.meshgrid(steps, steps)
+    points = np.column_stack([gx.ravel(), gy.ravel()]) + centre
+    points = points[np.linalg.norm(points - centre, axis=1) <= reach]
+    nearest = np.min(np.linalg.norm(points[:, None] - balls_mm[None], axis=2), axis=1)
+    return points[nearest <= radius_mm], points[nearest > 2.0 * radius_mm]
 
 
 def _disk_lab(

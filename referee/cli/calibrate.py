@@ -229,6 +229,7 @@ def _read_spread(source: Path, seconds: float) -> list[Any]:
 def _calibrate(frames: list[Any], request: dict[str, Any]) -> tuple[Any, list[str]]:
     from calibration.find import FindOptions
     from calibration.scale import find_sized_table, fit_sized_corners
+    from calibration.video import rack_checked
 
     table = request["table"]
     if request["corners"] is not None:
@@ -237,6 +238,8 @@ def _calibrate(frames: list[Any], request: dict[str, Any]) -> tuple[Any, list[st
         head=request["head"], prior=request["prior"], nose_height_mm=request["nose_height_mm"]
     )
     finding = find_sized_table(frames, table, options)
+    if request["head"] is None:
+        finding = rack_checked(finding, frames, options)
     notes = [f"confidence {finding.confidence:.2f}", *finding.notes]
     return finding.calibration, notes
 
