@@ -11,7 +11,7 @@ from referee.declarations import DeclarationLog, load_declarations
 from referee.pipeline import Detector
 from referee.review.prefetch import PrefetchSource
 from referee.review.session import Review, ReviewInputError, ReviewOptions
-from vision.sources import open_source
+from vision.sources import IMAGE_SUFFIXES, open_source
 from vision.types import Frame
 
 FIND_SAMPLE_FRAMES = 15
@@ -40,8 +40,9 @@ def _sample_frames(video: str | Path, count: int) -> list[Frame]:
 def find_calibration(
     video: str | Path, table: TableSpec | None
 ) -> tuple[Calibration, dict[str, Any]]:
-    """Find the table in the first seconds of the video (calibration/find.py); a `table` of
-    None is measured from the balls (calibration/scale.py).
+    """Find the table (calibration/video.py): in a video file, in its first seconds, then
+    further into the clip when they show none or a doubtful one; in a folder of images, in
+    its first images. A `table` of None is measured from the balls (calibration/scale.py).
 
     Returns:
         The calibration, and what the finder said (confidence, notes) for the summary.
@@ -49,22 +50,26 @@ def find_calibration(
     Raises:
         ReviewInputError: no pool table was found.
     """
-    from calibration.find import TableNotFoundError
-    from calibration.scale import find_sized_table
+    from calibration.video import find_in_video, find_in_windows
 
-    frames = _sample_frames(video, FIND_SAMPLE_FRAMES)
-    if not frames:
-        raise ReviewInputError(f"no frame could be read from {video}")
     try:
-        finding = find_sized_table([f.image for f in frames], table)
-    except (TableNotFoundError, CalibrationError) as error:
+        if Path(video).is_file() and Path(video).suffix.lower() not in IMAGE_SUFFIXES:
+            found = find_in_video(video, table)
+        else:
+            frames = [f.image for f in _sample_frames(video, FIND_SAMPLE_FRAMES)]
+            if not frames:
+                raise ReviewInputError(f"no frame could be read from {video}")
+            found = find_in_windows(lambda _: frames, [range(len(frames))], 4.0, table)
+    except CalibrationError as error:
         raise ReviewInputError(
             f"no pool table found in {video}: {error}. If the table is there, calibrate it by "
             "hand (tenball calibrate) and pass --calibration"
         ) from None
+    finding = found.finding
     info = {
         "source": "found automatically",
         "confidence": round(finding.confidence, 3),
+        "window_s": [round(found.window_s[0], 2), round(found.window_s[1], 2)],
         "notes": list(finding.notes),
     }
     return finding.calibration, info
