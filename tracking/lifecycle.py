@@ -22,6 +22,10 @@ from tracking.tracker_config import TrackerConfig
 from tracking.types import TrackStatus
 from vision.types import NUM_CLASSES, Detections
 
+RESPAWN_MIN_SIGHTINGS = 3
+"""Detections a removed ball's restarted track must take before it is back in play; fewer,
+then lost, and it was never back (`coast`)."""
+
 
 def restart(
     state: TrackState,
@@ -63,9 +67,39 @@ def start_pending(
     # jaw tip), the ball was on the cushion: leaving the table, whatever pocket it neared.
     over_cushion = beyond & ~in_jaws(table, xy, table.ball_radius_mm)
     pocket = np.where(over_cushion, -1, pocket)
-    state.pending[balls] = np.where(
-        pocket >= 0, PENDING_POCKET, np.where(beyond, PENDING_OFF, PENDING_NONE)
+    pending = np.where(pocket >= 0, PENDING_POCKET, np.where(beyond, PENDING_OFF, PENDING_NONE))
+    away = ~in_jaws(table, xy, table.ball_diameter_mm)
+    state.pending[balls] = _resume_drop(state, config, (balls, away), pending)
+
+
+def _resume_drop(
+    state: TrackState,
+    config: TrackerConfig,
+    lost: tuple[NDArray[np.int64], NDArray[np.bool_]],
+    pending: NDArray[np.int64],
+) -> NDArray[np.int64]:
+    """``pending`` (K,) of the balls just lost, with a ball that was lost heading into a
+    pocket, found again, and lost again away from every pocket's jaws before it had been
+    seen for ``pocket_confirm_s`` since it was lost into the pocket, dropping after all: the
+    sightings in between were other balls given its number (a ball rattling out of the
+    jaws rolls on in sight; one on a lip is lost again in the jaws). Notes when each ball
+    was lost into a pocket (`TrackState.pocket_lost_s`).
+
+    Args:
+        state: the tracks.
+        config: the tracker's tunables.
+        lost: the balls (K,) and whether each was last seen away from the jaws (K,).
+        pending: (K,) ``PENDING_*`` their own last sightings give.
+    """
+    balls, away = lost
+    lost_s = state.pocket_lost_s[balls]
+    back = away & (state.seen_time_s[balls] - lost_s < config.pocket_confirm_s)
+    pending = np.where(back & (pending == PENDING_NONE), PENDING_POCKET, pending)
+    dropping = pending == PENDING_POCKET
+    state.pocket_lost_s[balls] = np.where(
+        back, lost_s, np.where(dropping, state.seen_time_s[balls], -np.inf)
     )
+    return pending
 
 
 def coast(
@@ -77,6 +111,7 @@ def coast(
     idx = true_indices(missing)
     if len(idx) == 0:
         return removed_now
+    idx = _unspawn(state, missing, idx)
     unseen_s = time_s - state.seen_time_s[idx]
     state.mean[idx[unseen_s > config.max_coast_s], 2:] = 0.0
     confirm = np.where(
@@ -92,6 +127,29 @@ def coast(
         state.mean[ball, 2:] = 0.0  # a removed ball's slot stays put until restarted
         removed_now[ball] = True
     return removed_now
+
+
+def _unspawn(
+    state: TrackState, missing: NDArray[np.bool_], idx: NDArray[np.int64]
+) -> NDArray[np.int64]:
+    """Put back, without a row, the removed balls whose tracks restarted (`spawn`) on fewer
+    than `RESPAWN_MIN_SIGHTINGS` detections and are unseen now: one detection of a ball
+    that left the table is another ball, or a hand, given its number. They leave ``missing``
+    (in place); returns the rest of ``idx``."""
+    back = (state.back_from[idx] != None) & (  # noqa: E711
+        state.identity_count[idx] < RESPAWN_MIN_SIGHTINGS
+    )
+    if not back.any():
+        return idx
+    for ball in idx[back]:
+        state.alive[ball] = False
+        state.removed[ball] = state.back_from[ball]
+        state.back_from[ball] = None
+        state.pending[ball] = PENDING_NONE
+        state.mean[ball, 2:] = 0.0
+        missing[ball] = False
+    kept: NDArray[np.int64] = idx[~back]
+    return kept
 
 
 def spawn(
@@ -112,7 +170,9 @@ def spawn(
         best = int(np.argmax(score))
         if score[best] < need:
             continue
+        back_from = state.removed[ball]
         start_track(state, config, int(ball), dets[np.array([best])], time_s)
+        state.back_from[ball] = back_from
         prob[best] = 0.0
 
 
