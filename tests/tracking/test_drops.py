@@ -10,9 +10,10 @@ import pytest
 
 from tests.tracking.builders import TABLE, Noise, run_tracking, simulate
 from tracking.drops import _roll_fit
+from tracking.events import EventDetector
 from tracking.geometry import CORNER_SHELF_MM, SIDE_SHELF_MM
 from tracking.jaws import hole_gap_mm, in_jaws
-from tracking.types import EventKind
+from tracking.types import EventKind, TrackSet, TrackStatus
 
 L, W = TABLE.length_mm, TABLE.width_mm
 CORNER_EDGE = math.sqrt(2.0) * (0.5 * TABLE.corner_mouth_mm - CORNER_SHELF_MM)
@@ -129,3 +130,40 @@ def test_drop_time_of_a_ball_whose_centres_lag_in_the_jaws() -> None:
     true_s, frame_s = _jaw_drop_s(1.0)
     lagging_s, _ = _jaw_drop_s(0.2)
     assert abs(lagging_s - true_s) <= 2.0 * frame_s
+
+
+def _trackset(frame: int, fps: float, rows: list[tuple[int, tuple[float, float], str]]) -> TrackSet:
+    balls = np.array([ball for ball, _, _ in rows], np.int64)
+    xy = np.array([xy for _, xy, _ in rows], np.float64).reshape(-1, 2)
+    status = np.array([TrackStatus(s) for _, _, s in rows], dtype=object)
+    seen = np.where((status == TrackStatus.ON_TABLE)[:, None], xy, np.nan)
+    zeros = np.zeros((len(rows), 2))
+    return TrackSet(frame, frame / fps, balls, xy, zeros, seen, status, seen)
+
+
+def test_a_drop_confirmed_after_misread_sightings_is_where_the_ball_went() -> None:
+    """The 6 rolls at 2 m/s into the foot-left corner and is lost 210 mm from it; two frames
+    later another ball across the table is read as the 6 for two frames, and the tracker
+    confirms the 6's drop after that. The 6 went where its own path led (foot left, when it
+    got there), not into the pocket nearest the look-alike, nor stopped short with it."""
+    fps, speed = 60.0, 2000.0 / math.sqrt(2.0)
+    detector = EventDetector(TABLE)
+    events = []
+    look_alike = (L - 900.0, W - 300.0)
+    for frame in range(round(1.2 * fps)):
+        t = frame / fps
+        rows: list[tuple[int, tuple[float, float], str]] = [(0, (600.0, 600.0), "on_table")]
+        if t <= 0.25:
+            rows.append((6, (L - 400.0 + speed * t, 400.0 - speed * t), "on_table"))
+        elif 0.4 <= t < 0.4 + 1.5 / fps:
+            rows.append((6, look_alike, "on_table"))
+        elif t < 0.9:
+            rows.append((6, look_alike if t > 0.4 else (L - 150.0, 150.0), "occluded"))
+        elif t < 0.9 + 0.5 / fps:
+            rows.append((6, look_alike, "pocketed"))
+        events += detector.update(_trackset(frame, fps, rows))
+    drops = [e for e in events if e.kind.removes_ball()]
+    assert [(e.balls, e.kind, e.pocket) for e in drops] == [
+        ((6,), EventKind.BALL_POCKET, "foot_left")
+    ], events
+    assert 0.25 < drops[0].time_s < 0.4
