@@ -52,6 +52,10 @@ class RackConfig:
         floor: class probabilities are raised to at least this before the prior weighs
             them, so a saturated reading (1.0 cue, 0.0 for the rest) still leaves the
             prior something to choose between.
+        rearm_s: how long (s) the rack area must stand nearly empty after a break before
+            a new rack is believed (`RackPrior`).
+        moved_diameters: how far (diameters) a ball still on its place may move between
+            frames before the rack counts as broken (detection jitter stays well below).
     """
 
     min_racked: int = 6
@@ -60,6 +64,8 @@ class RackConfig:
     cue_prior: float = 1.0e-3
     misplaced_prior: float = 0.2
     floor: float = 0.01
+    rearm_s: float = 2.0
+    moved_diameters: float = 0.3
 
     def __post_init__(self) -> None:
         weights = (self.cue_prior, self.misplaced_prior, self.floor)
@@ -151,7 +157,13 @@ def _nearest(
 
 
 class RackPrior:
-    """Weighs detections' class probabilities by the rack they stand in, while one stands.
+    """Weighs detections' class probabilities by the rack they stand in, until it breaks.
+
+    The prior holds only for an untouched rack: once a ball on a place moves off it (more
+    than ``tolerance_diameters`` between two frames: the break), it is off, so the cue ball
+    that stops on the apex after a full hit is never named the 1. It comes back for a new
+    rack only after the table's rack area has stood nearly empty (fewer than half of
+    ``min_racked`` places taken) for ``rearm_s``: the balls were collected and racked again.
 
     Args:
         table: the table (foot spot, ball size).
@@ -164,22 +176,25 @@ class RackPrior:
         self.priors = place_priors(self.config)
         self.diameter_mm = float(table.ball_diameter_mm)
         self._reach_mm = 3.0 * self.diameter_mm + float(np.max(np.ptp(self.places, axis=0)))
+        self._last_xy = np.full((10, 2), np.nan)
+        self._broken = False
+        self._occupied_s = 0.0
 
-    def apply(self, detections: Detections) -> Detections:
-        """``detections`` with the rack's prior on their class probabilities when a rack
-        stands (at least ``min_racked`` places taken), else unchanged."""
+    def apply(self, detections: Detections, time_s: float = 0.0) -> Detections:
+        """``detections`` with the rack's prior on their class probabilities while an
+        untouched rack stands (at least ``min_racked`` places taken), else unchanged.
+
+        Args:
+            detections: this frame's detections (``xy_mm`` set).
+            time_s: frame time, s (increasing from call to call).
+        """
         config = self.config
-        if not 0 < config.min_racked <= 10 or len(detections) < config.min_racked:
+        if not 0 < config.min_racked <= 10:
             return detections
-        xy = detections.xy_mm.astype(np.float64)
-        middle = self.places.mean(axis=0)
-        near_rack = np.hypot(*(xy - middle).T) < self._reach_mm
-        if np.count_nonzero(near_rack) < config.min_racked:
+        place = self._standing(detections, time_s)
+        if place is None:
             return detections
-        place = match_places(xy, self.places, self.diameter_mm, config)
         on_place = place >= 0
-        if np.count_nonzero(on_place) < config.min_racked:
-            return detections
         prob = np.maximum(detections.class_prob.astype(np.float64), config.floor)
         prob[on_place] *= self.priors[place[on_place]]
         prob /= prob.sum(axis=1, keepdims=True)
@@ -190,3 +205,53 @@ class RackPrior:
             confidence=detections.confidence,
             class_prob=exclusive_probabilities(prob),
         )
+
+    def _standing(self, detections: Detections, time_s: float) -> NDArray[np.int64] | None:
+        """(N,) the place of each detection while an untouched rack stands, else None.
+
+        Follows the rack from frame to frame: each place remembers where its ball last
+        stood (through frames that miss it); a ball found off that spot breaks the rack.
+        A rack area nearly empty for ``rearm_s`` (collected for a new rack) re-arms it."""
+        config = self.config
+        xy = detections.xy_mm.astype(np.float64)
+        middle = self.places.mean(axis=0)
+        near_rack = np.hypot(*(xy - middle).T) < self._reach_mm
+        place = np.full(len(xy), -1, np.int64)
+        if np.count_nonzero(near_rack) >= 3:
+            place = match_places(xy, self.places, self.diameter_mm, config)
+        taken = int(np.count_nonzero(place >= 0))
+        if taken >= (config.min_racked + 1) // 2:
+            self._occupied_s = time_s
+        elif time_s - self._occupied_s >= config.rearm_s:
+            self._broken, self._last_xy[:] = False, np.nan
+        if self._broken or taken == 0:
+            return None
+        current = np.full((10, 2), np.nan)
+        current[place[place >= 0]] = xy[place >= 0]
+        if self._moved(current, xy[place < 0]):
+            self._broken = True
+            return None
+        # Each place remembers where its ball last stood, through frames that miss it.
+        self._last_xy = np.where(np.isfinite(current), current, self._last_xy)
+        if taken < config.min_racked:
+            return None
+        return place
+
+    def _moved(self, current: NDArray[np.float64], loose: NDArray[np.float64]) -> bool:
+        """Whether a racked ball moved: one still on its place lies more than
+        ``moved_diameters`` from where it stood, or a place it left has a ball off any
+        place within 1.5 diameters of it (the ball, or the cue ball that struck it).
+
+        Args:
+            current: (10, 2) the ball on each place now (NaN: none), mm.
+            loose: (L, 2) detections on no place, mm.
+        """
+        last, diameter = self._last_xy, self.diameter_mm
+        shift = np.hypot(*(current - last).T)
+        if np.any(shift > self.config.moved_diameters * diameter):
+            return True
+        left = last[np.isfinite(last[:, 0]) & np.isnan(current[:, 0])]
+        if len(left) == 0 or len(loose) == 0:
+            return False
+        apart = np.hypot(left[:, None, 0] - loose[None, :, 0], left[:, None, 1] - loose[None, :, 1])
+        return bool(np.any(apart < 1.5 * diameter))

@@ -104,3 +104,38 @@ def test_the_tracker_starts_the_cue_ball_outside_the_rack() -> None:
     tracks = track_sightings(frames)
     cue = tracks.xy_mm[tracks.ball.tolist().index(CUE)]
     assert np.allclose(cue, CUE_XY, atol=5.0)
+
+
+def test_a_broken_rack_weighs_nothing_and_a_new_rack_is_believed_again() -> None:
+    prior = RackPrior(TABLE)
+    xy, prob = _racked_frame()
+    standing = _detections(xy, prob)
+    assert prior.apply(standing, 0.0) is not standing
+    # The break: the 1 leaves the apex, the cue ball arrives where it was.
+    moved = xy.copy()
+    moved[APEX] += (3.0 * DIAMETER, 1.0 * DIAMETER)
+    moved[-1] = PLACES[APEX] - (1.1 * DIAMETER, 0.0)
+    broken = _detections(moved, prob)
+    assert prior.apply(broken, 0.1) is broken
+    # A soft break leaves most balls in place and the cue ball stopped on the apex: no rack.
+    stopped = xy.copy()
+    stopped[APEX] += (3.0 * DIAMETER, 1.0 * DIAMETER)
+    stopped[-1] = PLACES[APEX]
+    still = _detections(stopped, prob)
+    assert prior.apply(still, 1.0) is still
+    # The balls are collected (an empty rack area for longer than rearm_s), then racked.
+    empty = _detections(xy[-1:], prob[-1:])
+    for time_s in (2.0, 3.0, 4.5):
+        prior.apply(empty, time_s)
+    racked = _detections(xy, prob)
+    assert prior.apply(racked, 5.0) is not racked
+
+
+def test_jitter_of_resting_rack_balls_keeps_the_rack() -> None:
+    prior = RackPrior(TABLE)
+    xy, prob = _racked_frame()
+    rng = np.random.default_rng(3)
+    for frame in range(30):
+        jittered = xy + rng.normal(0.0, 0.05 * DIAMETER, xy.shape)
+        detections = _detections(jittered, prob)
+        assert prior.apply(detections, frame / 60.0) is not detections
