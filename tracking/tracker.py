@@ -88,7 +88,7 @@ class BallTracker:
         self._time_s = time_s
         usable = np.all(np.isfinite(detections.xy_mm), axis=1)
         dets = detections[usable] if not usable.all() else detections
-        dets = self._rack.apply(dets)
+        dets = self._rack.apply(dets, time_s)
         self._predict(dt_s)
         tracks, cols = self._associate(dets, dt_s)
         continuity = self.config.overlap_diameters > 0.0
