@@ -43,6 +43,16 @@ MAX_REPROJECTION_FRACTION = 0.02
 the corners to count as a table of the given size. Raising it accepts worse-fitting shapes."""
 
 
+OFF_CENTRE_FROM_PX = 1.0
+"""RMS corner reprojection error (px) of a camera with its principal point at the image
+centre above which the principal point is freed (`_off_centre`): a picture cropped or
+shifted off the lens's axis, which a centred camera misses by several pixels."""
+
+CENTRE_WEIGHT = 0.01
+"""Weight, in pixels of corner error per pixel, that keeps a freed principal point near the
+image centre: the corners leave it one degree of freedom, this picks the nearest point."""
+
+
 @dataclass(frozen=True, slots=True)
 class CameraPrior:
     """What is known about the camera before the fit; every field is optional.
@@ -162,6 +172,9 @@ def fit_camera_report(
     camera = _refine(camera, observed, table_xy, estimate_focal=source == "estimated")
     residual = camera.project(table_xy) - observed
     rms = float(np.sqrt(np.mean(np.sum(residual**2, axis=1))))
+    if source == "estimated" and prior.principal_point is None and rms > OFF_CENTRE_FROM_PX:
+        camera, note = _off_centre(camera, observed, table_xy, rms)
+        assumptions = (*assumptions, note)
     fit = CameraFit(camera, rms, source, assumptions)
     if check_shape:
         check_fit(fit, observed, table)
@@ -302,6 +315,43 @@ def _refine(
     refined = build(result.x)
     before = np.sum(residuals(start) ** 2)
     return refined if np.sum(result.fun**2) <= before else camera
+
+
+def _off_centre(
+    camera: CameraModel, observed: FloatArray, table_xy: FloatArray, rms: float
+) -> tuple[CameraModel, str]:
+    """The camera that puts the corners where they are seen, its principal point free but
+    kept as near the image centre as that allows (a cropped or shifted picture), and a note
+    saying so; `camera` itself when that does not bring the corners closer."""
+    centre = camera.camera_matrix[:2, 2].copy()
+    rvec, _ = cv2.Rodrigues(camera.rotation)
+    start = np.concatenate(
+        [rvec.reshape(3), camera.translation_mm, [math.log(camera.camera_matrix[0, 0])], centre]
+    )
+
+    def build(params: NDArray[np.float64]) -> CameraModel:
+        focal = math.exp(params[6])
+        matrix = np.array([[focal, 0.0, params[7]], [0.0, focal, params[8]], [0.0, 0.0, 1.0]])
+        rotation = np.asarray(cv2.Rodrigues(params[:3].reshape(3, 1))[0], dtype=np.float64)
+        return CameraModel(matrix, rotation, params[3:6], camera.image_size, camera.distortion)
+
+    def residuals(params: NDArray[np.float64]) -> NDArray[np.float64]:
+        corners = (build(params).project(table_xy) - observed).reshape(-1)
+        out: NDArray[np.float64] = np.concatenate([corners, CENTRE_WEIGHT * (params[7:] - centre)])
+        return out
+
+    result = least_squares(residuals, start, method="lm", x_scale="jac")
+    moved = build(result.x)
+    error = moved.project(table_xy) - observed
+    moved_rms = float(np.sqrt(np.mean(np.sum(error**2, axis=1))))
+    if not moved_rms < 0.5 * rms or moved.centre_mm[2] <= 0:
+        return camera, "the principal point kept at the image centre"
+    u, v = result.x[7:]
+    return moved, (
+        f"a camera with its principal point at the image centre misses the corners by "
+        f"{rms:.1f} px: the principal point moved to ({u:.0f}, {v:.0f}) px (a cropped or "
+        f"shifted picture), which puts them within {moved_rms:.2f} px"
+    )
 
 
 def check_fit(fit: CameraFit, observed: FloatArray, table: TableSpec) -> None:

@@ -220,3 +220,23 @@ def test_calibration_file_with_only_corners_and_a_lens_block_is_fitted(tmp_path:
     path.write_text(json.dumps(data))
     with pytest.raises(CalibrationError, match="lens"):
         load_calibration(path)
+
+
+@pytest.mark.parametrize("shift_px", [(-100.0, 60.0), (90.0, 40.0)], ids=["left", "right"])
+def test_off_centre_principal_point_is_freed_to_put_the_corners_where_seen(
+    shift_px: tuple[float, float],
+) -> None:
+    """A picture shifted off the lens axis (a cropped frame): a centred camera misses the
+    corners by pixels and ball centres by centimetres; the freed principal point puts the
+    corners back exactly and the ball centres within a centimetre."""
+    preset = preset_cameras()["corner"]
+    matrix = preset.camera_matrix.copy()
+    matrix[:2, 2] += shift_px
+    truth = CameraModel(matrix, preset.rotation, preset.translation_mm, IMAGE_SIZE)
+    fit = fit_camera_report(corners_of(truth), TABLE, IMAGE_SIZE)
+    assert fit.reprojection_error_px > 1.0  # the centred camera's miss, the shape check
+    assert any("principal point moved" in note for note in fit.assumptions)
+    xy = np.array([TABLE.corners_xy_mm()[n] for n in corners_of(truth)])
+    seen = np.array(list(corners_of(truth).values()))
+    assert np.max(np.abs(fit.camera.project(xy) - seen)) < 0.15
+    assert _ball_centre_error_mm(fit.camera, truth) < 10.0
