@@ -35,6 +35,10 @@ _OVER_DIAMETERS = 0.75
 """A ball seen this many diameters from where a ball was lost at rest overlaps that spot:
 the lost ball is under it, or is it under another name."""
 
+_VIEW_TABLE_FRACTION = 0.25
+"""A ball hidden at rest blocks the view this far around it (a fraction of the table's
+length: a player leaning over the table hides a stretch of it, not a spot)."""
+
 _BLUR_S = 0.25
 """A ball that vanished this recently and is still unseen may be a fast ball in its own
 blur: a resting ball lost meanwhile may have been hit by it."""
@@ -225,8 +229,11 @@ class VanishWatcher(DropExplainer):
         if end is None:
             return []
         out = []
+        hidden = [(loss.ball, loss.xy_mm) for loss in self._losses.resting()]
         # A ball lost just now (a stroke ending the shot while balls roll) may yet be found.
         for loss, where in self._losses.take(end.time_s - self.config.settle_s):
+            if where is None and not self._in_view(loss, hidden):
+                continue
             where = where or self._gone(loss, end.time_s)
             if where is None:
                 continue
@@ -265,6 +272,20 @@ class VanishWatcher(DropExplainer):
         if self._covered(loss):
             return None
         return gone_fate(self.table, loss, self.config, trust_path=not loss.taken_over)
+
+    def _in_view(self, loss: Loss, hidden: list[tuple[int, FloatArray]]) -> bool:
+        """Whether the table where ``loss``'s ball can lie (`accounting.rest_segment`) is in
+        view: no other ball lost there at rest, nothing moving near it, is still unseen
+        (``hidden``: ball, where (2,) mm). Such a ball is behind something (a player's body,
+        a cue); within `_VIEW_TABLE_FRACTION` of the table's length of it the lost ball may
+        be hidden too, so its absence says nothing."""
+        spots = [xy for ball, xy in hidden if ball != loss.ball]
+        if not spots:
+            return True
+        start, end = rest_segment(self.table, loss, self.config)
+        reach = _VIEW_TABLE_FRACTION * float(self.table.length_mm)
+        gaps = segment_point_distance_mm(start[None], end[None], np.array(spots))
+        return not bool(np.any(gaps <= reach))
 
     def _covered(self, loss: Loss) -> bool:
         """Whether another ball is seen now within `_COVER_DIAMETERS` of where

@@ -160,6 +160,32 @@ def test_ball_hit_out_of_sight_by_a_blurred_cue_ball_is_pocketed_at_the_shot_end
     assert gone[0].kind == EventKind.BALL_POCKET
 
 
+@pytest.mark.parametrize(
+    ("seven", "gone"),
+    [((L - 200.0, 430.0), []), ((300.0, W - 200.0), [(4,)])],
+    ids=["hidden-beside-its-path", "hidden-across-the-table"],
+)
+def test_a_ball_gone_where_a_resting_ball_is_hidden_too_is_not_pocketed(
+    seven: tuple[float, float], gone: list[tuple[int, ...]]
+) -> None:
+    """As above, but a player leans over the table from before the stroke to the end and
+    hides the 7, at rest. Where the 7 is hidden the 4 may be hidden too: its absence near
+    there says nothing, and no pocket is given; a 7 hidden across the table says nothing of
+    the 4."""
+    four = np.array([L - 500.0, 430.0])
+    cue = four + np.array([-900.0, 500.0])
+    unit = (np.array([L, 0.0]) - four) / np.linalg.norm(np.array([L, 0.0]) - four)
+    aim_at = four - TABLE.ball_diameter_mm * unit
+    aim = 6000.0 * (aim_at - cue) / np.linalg.norm(aim_at - cue)
+    positions = {0: (float(cue[0]), float(cue[1])), 4: (float(four[0]), float(four[1])), 7: seven}
+    truth = simulate(positions, [(0.3, 0, (float(aim[0]), float(aim[1])))], 6.0, decel_mm_s2=900)
+    contact = next(e for e in truth.events if e.kind == EventKind.BALL_BALL)
+    blur = ((0, 0.3, contact.time_s + 0.15), (4, contact.time_s - 0.01, 10.0), (7, 0.2, 10.0))
+    run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=blur), seed=5)
+    assert EventKind.SHOT_END in [e.kind for e in run.events], run.events
+    assert [e.balls for e in run.events if e.kind.removes_ball()] == gone, run.events
+
+
 ON, HID, POT, OFF = (str(s) for s in TrackStatus)
 
 
