@@ -207,11 +207,28 @@ class DropExplainer(StartExplainer):
         count = self._history.count
         times, frame, xy = self._history.window(self._start_count.get(ball, 0), count)
         keep = true_indices(frame <= self._seen_frame[ball])[-(self._fit_frames + 1) :]
+        keep = self._off_its_spot(keep, xy[:, ball], ball)
         t_ref, p, v, n = fit_lines(times[keep], xy[keep][:, [ball]])
         if n[0] < 2:
             return self._seen_xy[ball].copy(), np.zeros(2), int(n[0])
         at_seen = p[0] + v[0] * (float(self._seen_time[ball]) - float(t_ref[0]))
         return at_seen, v[0], int(n[0])
+
+    def _off_its_spot(
+        self, rows: NDArray[np.int64], xy: FloatArray, ball: int
+    ) -> NDArray[np.int64]:
+        """``rows`` (K,) of ``ball``'s last sightings (``xy``, (F, 2) mm), or only its last
+        two when it was struck from rest and lost after one sighting in motion (the
+        sightings before lie within its start distance, the last beyond it): fitted over its
+        rest, its speed would come out a fraction of what it was; from its spot it is at
+        least as fast as that one step."""
+        seen = rows[np.isfinite(xy[rows, 0])]
+        if len(seen) < 3:
+            return rows
+        reach = float(self._start_distance_mm[ball])
+        step = float(np.linalg.norm(xy[seen[-1]] - xy[seen[-2]]))
+        spread = float(np.max(np.linalg.norm(xy[seen[:-1]] - xy[seen[-2]], axis=1)))
+        return seen[-2:] if step > reach and spread <= reach else rows
 
     def _left_bed_s(self, ball: int, dropped: bool) -> float:
         """When a ball the tracker now calls pocketed (``dropped``) or off the table left

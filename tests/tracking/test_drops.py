@@ -167,3 +167,30 @@ def test_a_drop_confirmed_after_misread_sightings_is_where_the_ball_went() -> No
         ((6,), EventKind.BALL_POCKET, "foot_left")
     ], events
     assert 0.25 < drops[0].time_s < 0.4
+
+
+def test_a_ball_struck_from_rest_and_lost_after_one_sighting_drops_at_its_pace() -> None:
+    """The 1 rests 500 mm from the foot-left corner; struck at 6 m/s between two frames, it
+    is seen once 53 mm on and lost, and the tracker later confirms it dropped. Its pace is
+    at least that one step from its spot (3.2 m/s), not a fit over its rest: it dropped
+    within the next 0.17 s, not at the latest time allowed."""
+    fps = 60.0
+    spot = np.array([L - 400.0, 300.0])
+    unit = np.array([0.8, -0.6])
+    detector = EventDetector(TABLE)
+    events = []
+    seen_s = 1.0
+    for frame in range(round(1.8 * fps)):
+        t = frame / fps
+        rows: list[tuple[int, tuple[float, float], str]] = [(0, (600.0, 600.0), "on_table")]
+        where = spot + unit * 53.0 * (t >= seen_s - 1e-9)
+        if t <= seen_s + 1e-9:
+            rows.append((1, (float(where[0]), float(where[1])), "on_table"))
+        elif t < seen_s + 0.5:
+            rows.append((1, (float(where[0]), float(where[1])), "occluded"))
+        elif t < seen_s + 0.5 + 0.5 / fps:
+            rows.append((1, (float(where[0]), float(where[1])), "pocketed"))
+        events += detector.update(_trackset(frame, fps, rows))
+    drops = [e for e in events if e.kind.removes_ball()]
+    assert [(e.balls, e.pocket) for e in drops] == [((1,), "foot_left")], events
+    assert seen_s < drops[0].time_s < seen_s + 0.17
