@@ -220,7 +220,9 @@ def cushion_score(
     heading into the cushion and the change pushes it back out. A bounce falls between two
     frames, and a fit window after it may hold the next contact too: the corner of the
     fitted paths may then lie inside the line by up to what the ball covers toward it in one
-    frame (``frame_s``), which the reach grows by (a fast ball at 30 fps: 60 mm).
+    frame (``frame_s``), which the reach grows by (a fast ball at 30 fps: 60 mm). A centre in
+    a pocket's opening past the ends of a line's rails (`in_rail_opening`) cannot touch that
+    line: only a jaw is there.
 
     Returns:
         (side 0..3, cosine between the change and the inward normal), or (-1, 0.0).
@@ -235,8 +237,39 @@ def cushion_score(
     toward = approach > 0.0
     cosine = (CUSHION_NORMALS @ change) / size
     score = np.where(near & toward & (cosine > 0.0), cosine, 0.0)
+    for side in true_indices(score > 0.0):
+        if in_rail_opening(table, xy_mm, int(side)):
+            score[side] = 0.0
     side = int(np.argmax(score))
     return (side, float(score[side])) if score[side] > 0.0 else (-1, 0.0)
+
+
+def split_change(
+    change: FloatArray, normal: FloatArray, line: FloatArray
+) -> tuple[float, float, float] | None:
+    """Split a velocity change into a push along a cushion's inward ``normal`` and one along a
+    line of centres ``line`` (both unit vectors): ``change = a normal + b line``.
+
+    A ball that meets a ball and a cushion within one frame (a break at 30 fps) shows one kink
+    holding both; each push is there when its share is beyond noise and points the right way
+    (off the cushion; away from the other ball).
+
+    Args:
+        change: (2,) the velocity change, mm/s.
+        normal: (2,) the cushion's inward unit normal.
+        line: (2,) the unit line of centres, from the other ball to this one.
+
+    Returns:
+        (a, b, gain) where ``gain`` (>= 1) is how much the split magnifies the noise of the
+        change (1 / sine of the angle between the directions); None when the two
+        directions are within 15 degrees of parallel (the split is then noise).
+    """
+    sine = float(normal[0] * line[1] - normal[1] * line[0])
+    if abs(sine) < math.sin(math.radians(15.0)):
+        return None
+    a = float(change[0] * line[1] - change[1] * line[0]) / sine
+    b = float(normal[0] * change[1] - normal[1] * change[0]) / sine
+    return a, b, 1.0 / abs(sine)
 
 
 _SIDE_CUSHIONS = (("head",), ("foot",), ("left_head", "left_foot"), ("right_head", "right_foot"))

@@ -47,6 +47,7 @@ class KinkExplainer(RailContacts):
     _kinks: list[Kink]
     _window_fits: WindowFits
     _approach_velocity: FloatArray
+    _rest_since: FloatArray
     _last_cushion: dict[tuple[int, str], float]
 
     def _near_rail(self, xy_mm: FloatArray) -> NDArray[np.bool_]:
@@ -87,13 +88,62 @@ class KinkExplainer(RailContacts):
             return []
         previous, middle, latest = self._kinks
         peak = (middle.change > middle.threshold) & (middle.change >= previous.change)
-        peak &= middle.change > latest.change
+        peak &= (middle.change > latest.change) & ~self._settled_before(m - 2 * k)
         events = []
         for ball in true_indices(peak):
-            event = self._explain_kink(int(ball), middle)
+            events += self._explain_kink(int(ball), middle)
             bounce = self._left_rest_into_cushion(int(ball), middle)
-            events += [e for e in (event, bounce) if e is not None]
+            events += [] if bounce is None else [bounce]
         return events
+
+    def _cushion_too(self, ball: int, kink: Kink, contact: tuple[int, float]) -> Event | None:
+        """A cushion ``ball`` met in the same kink as its ``contact`` with another ball (both
+        within a frame: a break at 30 fps), when its velocity change splits into a push off
+        a cushion line it was heading into (`contacts.cushion_score`) and one away from the
+        other ball (`contacts.split_change`), each beyond `_RAIL_SIGMAS` of the noise, and it
+        left that cushion no faster inward than noise allows. ``contact``: (the other ball,
+        the kink's time s)."""
+        before: Path = (float(kink.before[0][ball]), kink.before[1][ball], kink.before[2][ball])
+        after_v = kink.after[2][ball]
+        other, t_kink = contact
+        xy = before[1] + before[2] * (t_kink - before[0])
+        reach = self.table.ball_radius_mm + self.config.cushion_tolerance_mm
+        side, _ = contacts.cushion_score(self.table, xy, (before[2], after_v), reach, self._dt)
+        line = xy - self._where_at(other, kink, t_kink)
+        distance = float(np.hypot(line[0], line[1]))
+        if side < 0 or not np.isfinite(distance) or distance < 1e-6:
+            return None
+        normal = contacts.CUSHION_NORMALS[side]
+        split = contacts.split_change(after_v - before[2], normal, line / distance)
+        noise = _RAIL_SIGMAS * self._kink_noise_mm_s(self._fit_frames)
+        if split is None or min(split[0], split[1]) < noise * split[2]:
+            return None
+        if float(after_v @ normal) < -noise:
+            return None
+        return self._cushion_contact(ball, side, before, t_kink)
+
+    def _where_at(self, ball: int, kink: Kink, time_s: float) -> FloatArray:
+        """(2,) where ``ball`` was at ``time_s`` by the fit before ``kink`` (its rest spot when
+        it started there); NaN when that fit has fewer than two sightings."""
+        if self._starting_here()[ball]:
+            return np.asarray(self._anchor_before[ball], dtype=np.float64)
+        t_ref, p, v, n = kink.before
+        if n[ball] < 2:
+            return np.full(2, np.nan)
+        result: FloatArray = p[ball] + v[ball] * (time_s - t_ref[ball])
+        return result
+
+    def _settled_before(self, first: int) -> NDArray[np.bool_]:
+        """(B,) balls at rest since before push ``first`` (the analysed fits' first frame):
+        a kink of theirs is detector noise (a ball resting beside a rail jitters in and out
+        across it), not a contact; a ball set moving is moving again by the time its kink
+        is analysed (its start is seen within two frames), and one struck into a rail and
+        back unseen to start keeps its change (`_changed_too`), not a kink of its own."""
+        times = self._history.window(first, first + 1)[0]
+        if not len(times):
+            return np.zeros(len(self._moving), bool)
+        result: NDArray[np.bool_] = ~self._moving & (self._rest_since <= times[0])
+        return result
 
     def _turned_off_rail(
         self,
@@ -139,12 +189,14 @@ class KinkExplainer(RailContacts):
         xy = after[1] + after[2] * (found[1] - after[0])
         return self._cushion_event(ball, str(self.table.nearest_cushion(*xy)), found[1])
 
-    def _explain_kink(self, ball: int, kink: Kink) -> Event | None:
+    def _explain_kink(self, ball: int, kink: Kink) -> list[Event]:
+        """What met ``ball`` at its ``kink``: a ball (and a cushion too, `_cushion_too`), a
+        cushion or a jaw; nothing when none explains the change of velocity."""
         before: Path = (float(kink.before[0][ball]), kink.before[1][ball], kink.before[2][ball])
         after: Path = (float(kink.after[0][ball]), kink.after[1][ball], kink.after[2][ball])
         t_kink = contacts.line_intersection_time(before, after)
         if t_kink is None:
-            return None
+            return []
         t_kink = min(max(t_kink, before[0]), after[0])
         xy = before[1] + before[2] * (t_kink - before[0])
         radius = self.table.ball_radius_mm
@@ -155,8 +207,6 @@ class KinkExplainer(RailContacts):
             radius + self.config.cushion_tolerance_mm,
             self._dt,
         )
-        if side >= 0 and contacts.in_rail_opening(self.table, xy, side):
-            side, cushion_fit = -1, 0.0  # in a pocket's opening: only a jaw is there
         t_ref, p, v, n = kink.before
         others = np.where((n >= 2)[:, None], p + v * (t_kink - t_ref)[:, None], np.nan)
         others[self._starting_here()] = self._anchor_before[self._starting_here()]
@@ -168,14 +218,19 @@ class KinkExplainer(RailContacts):
             self._jaw_tips, xy, (before[2], after[2]), radius + self.config.cushion_tolerance_mm
         )
         if max(cushion_fit, ball_fit, jaw_fit) < self.config.explain_min_cosine:
-            return None
+            return []
         if jaw is not None and jaw_fit > max(cushion_fit, ball_fit):
-            return self._cushion_event(ball, jaw, t_kink)
-        if ball_fit >= cushion_fit:
-            if not (self._changed_too(other) or self._pinned_to_rail(other, before, t_kink)):
-                return None
-            return self._ball_contact(ball, other, (before, t_kink), kink)
-        return self._cushion_contact(ball, side, before, t_kink)
+            found = [self._cushion_event(ball, jaw, t_kink)]
+        elif ball_fit < cushion_fit:
+            found = [self._cushion_contact(ball, side, before, t_kink)]
+        elif self._changed_too(other) or self._pinned_to_rail(other, before, t_kink):
+            found = [
+                self._ball_contact(ball, other, (before, t_kink), kink),
+                self._cushion_too(ball, kink, (other, t_kink)),
+            ]
+        else:
+            found = []
+        return [event for event in found if event is not None]
 
     def _starting_here(self) -> NDArray[np.bool_]:
         """(B,) balls whose start was seen within a fit window of the analysed frame: at the

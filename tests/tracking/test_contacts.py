@@ -14,6 +14,7 @@ from tracking.contacts import (
     departure_cushion,
     in_rail_opening,
     path_corners,
+    split_change,
     struck_into_rail,
 )
 
@@ -176,3 +177,51 @@ def test_a_centre_in_a_pocket_opening_cannot_touch_the_rail(
     xy: tuple[float, float], side: int, opening: bool
 ) -> None:
     assert in_rail_opening(TABLE, np.array(xy), side) == opening
+
+
+@pytest.mark.parametrize(
+    ("xy", "side"),
+    [((2495.0, 46.0), -1), ((1270.0, 40.0), -1), ((2300.0, 40.0), 2), ((1200.0, 40.0), 2)],
+    ids=["corner-mouth", "side-mouth", "rail", "side-nose"],
+)
+def test_a_kink_in_a_pocket_mouth_is_no_cushion(xy: tuple[float, float], side: int) -> None:
+    """sample corner_offtable_grey's break: the 6 turned in the foot-left pocket's mouth as it
+    dropped; the line y = 0 has no rail there (a jaw may explain it, a cushion may not)."""
+    velocities = (np.array([900.0, -900.0]), np.array([900.0, 300.0]))
+    found, _ = cushion_score(TABLE, np.array(xy), velocities, RADIUS + 20.0)
+    assert found == side
+
+
+@given(
+    a=st.floats(-3000.0, 3000.0),
+    b=st.floats(-3000.0, 3000.0),
+    normal_deg=st.floats(0.0, 360.0),
+    turn_deg=st.floats(16.0, 164.0),
+)
+def test_a_split_change_adds_back_up_to_the_change(
+    a: float, b: float, normal_deg: float, turn_deg: float
+) -> None:
+    """Invariant: a normal + b line is the change split, whatever the two directions."""
+    normal = np.array([np.cos(np.radians(normal_deg)), np.sin(np.radians(normal_deg))])
+    line_deg = normal_deg + turn_deg
+    line = np.array([np.cos(np.radians(line_deg)), np.sin(np.radians(line_deg))])
+    split = split_change(a * normal + b * line, normal, line)
+    assert split is not None
+    assert split[0] == pytest.approx(a, abs=1e-6)
+    assert split[1] == pytest.approx(b, abs=1e-6)
+    assert split[2] == pytest.approx(1.0 / abs(np.sin(np.radians(turn_deg))))
+
+
+@pytest.mark.parametrize(
+    ("line_deg", "found"),
+    [(90.0, True), (30.0, True), (10.0, False), (175.0, False)],
+    ids=["across", "oblique", "near-parallel", "near-antiparallel"],
+)
+def test_a_change_along_nearly_one_direction_is_not_split(line_deg: float, found: bool) -> None:
+    """p30 break 9 (30 fps): the 4 was hit by the 2 from above (line of centres along y) 8 ms
+    before it met the foot rail (normal along -x): one kink, two pushes across each other;
+    within 15 degrees of parallel the split is noise and none is made."""
+    normal = np.array([-1.0, 0.0])
+    line = np.array([np.cos(np.radians(line_deg)), np.sin(np.radians(line_deg))])
+    split = split_change(np.array([-900.0, 400.0]), normal, line)
+    assert (split is not None) == found
