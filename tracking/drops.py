@@ -18,7 +18,6 @@ from tracking import contacts, jaws
 from tracking.fastnp import true_indices
 from tracking.geometry import drop_crossing_s, line_crossing_s, nearest_pocket
 from tracking.history import FloatArray, fit_lines
-from tracking.lost import LossBook
 from tracking.starts import Path, StartExplainer
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 
@@ -78,7 +77,6 @@ class DropExplainer(StartExplainer):
     _displaced: NDArray[np.bool_]
     _displaced_at: NDArray[np.int64]
     _last_time: float | None
-    _losses: LossBook
 
     @property
     def _noise_mm(self) -> float:
@@ -99,10 +97,6 @@ class DropExplainer(StartExplainer):
         for ball, status in zip(trackset.ball, trackset.status, strict=True):
             if status not in kinds:
                 continue
-            foretold = self._foretold_removal(int(ball))
-            if foretold is not None:
-                events.append(foretold)
-                continue
             hit = self._hit_into_pocket(int(ball))
             dropped = status == TrackStatus.POCKETED
             if dropped and not self._could_drop(int(ball), bool(hit)):
@@ -117,25 +111,6 @@ class DropExplainer(StartExplainer):
                 Event(self._frame_of(time_s), time_s, kinds[status], (int(ball),), pocket=pocket)
             )
         return events
-
-    def _foretold_removal(self, ball: int) -> Event | None:
-        """The removal ``ball``'s open loss foretold (`LossBook`: lost heading into a pocket
-        or off the table, not found again since), when the tracker removes it after
-        sightings the loss book did not count as finding it: single sightings of other
-        balls given its number, which say nothing of where it went. None otherwise (the
-        tracker's removal follows the ball's own last sightings)."""
-        loss, where = self._losses.losses.get(ball, (None, None))
-        if loss is None or where is None or self._seen_time[ball] <= loss.time_s + 1e-9:
-            return None
-        return Event(
-            self._frame_of(where.time_s),
-            where.time_s,
-            where.kind,
-            (ball,),
-            pocket=where.pocket,
-            confidence=where.confidence,
-            reason=f"{where.reason}; the sightings after it were other balls",
-        )
 
     def _could_drop(self, ball: int, hit: bool) -> bool:
         """Whether a ball the tracker gave up as pocketed (lost in a pocket's mouth and never

@@ -141,34 +141,6 @@ def _trackset(frame: int, fps: float, rows: list[tuple[int, tuple[float, float],
     return TrackSet(frame, frame / fps, balls, xy, zeros, seen, status, seen)
 
 
-def test_a_drop_confirmed_after_misread_sightings_is_where_the_ball_went() -> None:
-    """The 6 rolls at 2 m/s into the foot-left corner and is lost 210 mm from it; two frames
-    later another ball across the table is read as the 6 for two frames, and the tracker
-    confirms the 6's drop after that. The 6 went where its own path led (foot left, when it
-    got there), not into the pocket nearest the look-alike, nor stopped short with it."""
-    fps, speed = 60.0, 2000.0 / math.sqrt(2.0)
-    detector = EventDetector(TABLE)
-    events = []
-    look_alike = (L - 900.0, W - 300.0)
-    for frame in range(round(1.2 * fps)):
-        t = frame / fps
-        rows: list[tuple[int, tuple[float, float], str]] = [(0, (600.0, 600.0), "on_table")]
-        if t <= 0.25:
-            rows.append((6, (L - 400.0 + speed * t, 400.0 - speed * t), "on_table"))
-        elif 0.4 <= t < 0.4 + 1.5 / fps:
-            rows.append((6, look_alike, "on_table"))
-        elif t < 0.9:
-            rows.append((6, look_alike if t > 0.4 else (L - 150.0, 150.0), "occluded"))
-        elif t < 0.9 + 0.5 / fps:
-            rows.append((6, look_alike, "pocketed"))
-        events += detector.update(_trackset(frame, fps, rows))
-    drops = [e for e in events if e.kind.removes_ball()]
-    assert [(e.balls, e.kind, e.pocket) for e in drops] == [
-        ((6,), EventKind.BALL_POCKET, "foot_left")
-    ], events
-    assert 0.25 < drops[0].time_s < 0.4
-
-
 def test_a_ball_struck_from_rest_and_lost_after_one_sighting_drops_at_its_pace() -> None:
     """The 1 rests 500 mm from the foot-left corner; struck at 6 m/s between two frames, it
     is seen once 53 mm on and lost, and the tracker later confirms it dropped. Its pace is
