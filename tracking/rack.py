@@ -104,9 +104,10 @@ def match_places(
 ) -> NDArray[np.int64]:
     """(N,) the rack place each detection stands on (-1: none), one detection per place.
 
-    The whole rack's offset from its nominal places is fitted first: of the offsets that
-    put one detection exactly on one place (at most ``max_shift_diameters``), the one that
-    puts the most detections on places, refined by the median of their offsets.
+    The whole rack's offset from its nominal places is fitted first: none when enough
+    detections (``min_racked``) stand on the nominal places, else, of the offsets that put
+    one detection exactly on one place (at most ``max_shift_diameters``), the one that puts
+    the most detections on places; then refined by the median of the matched offsets.
 
     Args:
         xy_mm: (N, 2) detection centres, mm.
@@ -116,18 +117,23 @@ def match_places(
     """
     xy = np.asarray(xy_mm, np.float64)
     tolerance = config.tolerance_diameters * diameter_mm
-    shift = _best_shift(xy, places, tolerance, config.max_shift_diameters * diameter_mm)
-    place, near = _nearest(xy - shift, places, tolerance)
+    place, near = _nearest(xy, places, tolerance)
+    shift = np.zeros(2)
+    if np.count_nonzero(near) < config.min_racked:  # not on the nominal places: search
+        shift = _best_shift(xy, places, tolerance, config.max_shift_diameters * diameter_mm)
+        place, near = _nearest(xy - shift, places, tolerance)
     if np.count_nonzero(near) >= 3:
         shift = np.median(xy[near] - places[place[near]], axis=0)
         place, near = _nearest(xy - shift, places, tolerance)
-    matched = np.where(near, place, -1)
     # One detection per place: the nearest keeps it.
-    distance = np.hypot(*(xy - shift - places[np.maximum(place, 0)]).T)
-    for index in np.flatnonzero(near):
-        rivals = np.flatnonzero(matched == matched[index])
-        if len(rivals) > 1 and rivals[np.argmin(distance[rivals])] != index:
-            matched[index] = -1
+    distance = np.hypot(*(xy - shift - places[place]).T)
+    distance[~near] = np.inf
+    order = np.argsort(distance, kind="stable")
+    _, first = np.unique(place[order], return_index=True)
+    matched = np.full(len(xy), -1, np.int64)
+    keep = order[first]
+    keep = keep[near[keep]]
+    matched[keep] = place[keep]
     return matched.astype(np.int64)
 
 
@@ -162,8 +168,10 @@ class RackPrior:
     The prior holds only for an untouched rack: once a ball on a place moves off it (more
     than ``tolerance_diameters`` between two frames: the break), it is off, so the cue ball
     that stops on the apex after a full hit is never named the 1. It comes back for a new
-    rack only after the table's rack area has stood nearly empty (fewer than half of
-    ``min_racked`` places taken) for ``rearm_s``: the balls were collected and racked again.
+    rack only after the table's rack area has stood nearly empty (fewer than three balls
+    within three diameters of the rack) for ``rearm_s``: the balls were collected and
+    racked again. A frame whose detections are those of the last one (balls at rest, kept
+    by the detector's memory) gets the last frame's answer without the work.
 
     Args:
         table: the table (foot spot, ball size).
@@ -179,6 +187,7 @@ class RackPrior:
         self._last_xy = np.full((10, 2), np.nan)
         self._broken = False
         self._occupied_s = 0.0
+        self._last: tuple[bytes, NDArray[np.float32] | None] | None = None
 
     def apply(self, detections: Detections, time_s: float = 0.0) -> Detections:
         """``detections`` with the rack's prior on their class probabilities while an
@@ -191,22 +200,42 @@ class RackPrior:
         config = self.config
         if not 0 < config.min_racked <= 10:
             return detections
-        place = self._standing(detections, time_s)
-        if place is None:
+        xy = detections.xy_mm.astype(np.float64)
+        middle = self.places.mean(axis=0)
+        if np.count_nonzero(np.hypot(*(xy - middle).T) < self._reach_mm) >= 3:
+            self._occupied_s = time_s
+        elif time_s - self._occupied_s >= config.rearm_s:
+            self._broken, self._last_xy[:] = False, np.nan
+        if self._broken or self._occupied_s != time_s:
             return detections
-        on_place = place >= 0
-        prob = np.maximum(detections.class_prob.astype(np.float64), config.floor)
-        prob[on_place] *= self.priors[place[on_place]]
-        prob /= prob.sum(axis=1, keepdims=True)
+        key = detections.xy_mm.tobytes() + detections.class_prob.tobytes()
+        if self._last is None or self._last[0] != key:
+            self._last = (key, self._weighed(detections))
+        weighed = self._last[1]
+        if weighed is None:
+            return detections
         return Detections(
             xy_px=detections.xy_px,
             xy_mm=detections.xy_mm,
             radius_px=detections.radius_px,
             confidence=detections.confidence,
-            class_prob=exclusive_probabilities(prob),
+            class_prob=weighed,
         )
 
-    def _standing(self, detections: Detections, time_s: float) -> NDArray[np.int64] | None:
+    def _weighed(self, detections: Detections) -> NDArray[np.float32] | None:
+        """(N, 11) the detections' class probabilities under the standing rack's prior, made
+        one-ball-per-class again; None when no untouched rack stands."""
+        config = self.config
+        place = self._standing(detections)
+        if place is None:
+            return None
+        on_place = place >= 0
+        prob = np.maximum(detections.class_prob.astype(np.float64), config.floor)
+        prob[on_place] *= self.priors[place[on_place]]
+        prob /= prob.sum(axis=1, keepdims=True)
+        return exclusive_probabilities(prob)
+
+    def _standing(self, detections: Detections) -> NDArray[np.int64] | None:
         """(N,) the place of each detection while an untouched rack stands, else None.
 
         Follows the rack from frame to frame: each place remembers where its ball last
@@ -214,17 +243,9 @@ class RackPrior:
         A rack area nearly empty for ``rearm_s`` (collected for a new rack) re-arms it."""
         config = self.config
         xy = detections.xy_mm.astype(np.float64)
-        middle = self.places.mean(axis=0)
-        near_rack = np.hypot(*(xy - middle).T) < self._reach_mm
-        place = np.full(len(xy), -1, np.int64)
-        if np.count_nonzero(near_rack) >= 3:
-            place = match_places(xy, self.places, self.diameter_mm, config)
+        place = match_places(xy, self.places, self.diameter_mm, config)
         taken = int(np.count_nonzero(place >= 0))
-        if taken >= (config.min_racked + 1) // 2:
-            self._occupied_s = time_s
-        elif time_s - self._occupied_s >= config.rearm_s:
-            self._broken, self._last_xy[:] = False, np.nan
-        if self._broken or taken == 0:
+        if taken == 0:
             return None
         current = np.full((10, 2), np.nan)
         current[place[place >= 0]] = xy[place >= 0]
