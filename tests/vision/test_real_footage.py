@@ -52,7 +52,9 @@ def test_detection_on_the_labelled_overhead_test_split() -> None:
     # precision 0.954. With balls of another hue than the cloth never taken for static
     # background (vision.cloth): recall 0.688, precision 0.954. At a2f5785 (a distance
     # peak left alone in a crowd kept): recall 0.704, precision 0.945; on the images the
-    # data set did not stretch (395 balls): recall 0.830, precision 0.959.
+    # data set did not stretch (395 balls): recall 0.830, precision 0.959. At 9b86bba (and
+    # at 3bca641): recall 0.703, precision 0.945; unstretched 0.828 / 0.959; misses by cause
+    # in the real engineer's report (stretched images, tight racks, a split cloth).
     assert score.recall >= 0.69
     assert score.precision >= 0.94
     assert scores["round"].recall >= 0.8
@@ -73,7 +75,8 @@ def test_detection_on_the_labelled_broadcast_frames() -> None:
     # a ball behind the near cushion (both frames; only its top shows), a stripe against
     # the near cushion and a red ball against the far one. With balls of another hue than
     # the cloth never taken for static background (vision.cloth), the red ball is found in
-    # both frames: recall 0.944 (52/54), precision 0.981.
+    # both frames: recall 0.944 (52/54), precision 0.981. At 3bca641 and 9b86bba: recall
+    # 0.963 (53/54), precision 0.981.
     for kind in ("review", "detect"):
         everything = scores[f"{kind} all"]
         assert everything.recall >= 0.94, kind
@@ -92,6 +95,7 @@ def test_identification_of_broadcast_ball_crops(folder: str, minimum: float) -> 
     pixels = []
     for ball in range(10):
         crop = cv2.imread(str(FOOTAGE / "ball-crops" / folder / f"{ball}.jpg"))
+        assert crop is not None, f"{folder}/{ball}.jpg unreadable"
         height, width = crop.shape[:2]
         ys, xs = np.mgrid[:height, :width]
         disc = np.hypot(xs - (width - 1) / 2, ys - (height - 1) / 2) <= 0.4 * min(height, width)
@@ -100,3 +104,48 @@ def test_identification_of_broadcast_ball_crops(folder: str, minimum: float) -> 
     accuracy = float(np.mean(labels == np.arange(10)))
     print(f"{folder}: labels {labels.tolist()}, accuracy {accuracy:.2f}")
     assert accuracy >= minimum
+
+
+TOP_DOWN = FOOTAGE / "top-down-real"
+
+
+@pytest.mark.skipif(not TOP_DOWN.is_dir(), reason="top-down real clips not present")
+def test_the_fixed_overhead_table_is_found_alike_in_every_clip() -> None:
+    """Four clips of one fixed camera, a player's arm and cue in view: `tenball review`
+    without a calibration file finds the table in each (calibration.video), and the corners
+    agree between clips. Measured 2026-11-30 at 9b86bba: all four found in their first
+    seconds, 2089-2174 mm measured from the balls (one clip 7ft, three 8ft: the table lies
+    between the two standard sizes); the three 8ft clips' corners within 0.5 px of one
+    another, the 7ft clip's up to 9.8 px off theirs (its cushion noses, lowered onto the
+    cloth for a nearer camera, move 9.2 px against 4.7)."""
+    from calibration.video import find_in_video
+
+    corners, sizes = [], []
+    for clip in sorted(TOP_DOWN.glob("*.mp4")):
+        found = find_in_video(clip, None)
+        assert found.attempts == 1, clip.name
+        calibration = found.finding.calibration
+        assert calibration.table.length_mm in (1981.0, 2235.0), clip.name
+        sizes.append(calibration.table.length_mm)
+        corners.append([calibration.corners_px[name] for name in sorted(calibration.corners_px)])
+    spread = np.max(np.ptp(np.array(corners), axis=0))
+    same = np.array(sizes) == max(set(sizes), key=sizes.count)
+    alike = np.max(np.ptp(np.array(corners)[same], axis=0))
+    print(f"corner spread between clips: {spread:.1f} px, at one size {alike:.1f} px")
+    assert len(corners) == 4 and np.sum(same) >= 3
+    assert alike <= 1.0
+    assert spread <= 11.0
+
+
+@pytest.mark.skipif(not BROADCAST.is_dir(), reason="labelled broadcast clips not present")
+@pytest.mark.parametrize("clip", ["game1_clip1", "game2_clip1"])
+def test_the_televised_tables_are_found_without_a_calibration_file(clip: str) -> None:
+    """Both televised clips (overhead, angled) are found in their first seconds with their
+    long sides told by their side pockets. Measured 2026-11-30 at 9b86bba: confidence 0.91 and
+    0.45."""
+    from calibration.video import find_in_video
+
+    found = find_in_video(BROADCAST / clip / f"{clip}.mp4", None)
+    assert found.attempts == 1
+    assert found.finding.confidence >= 0.3
+    assert any(note.startswith("side pockets") for note in found.finding.notes)
