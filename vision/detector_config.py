@@ -37,6 +37,12 @@ class DetectorConfig:
             shaded rim. Raising it ignores cloth texture better and finds such balls worse.
         min_ring_votes: share of an outline's circumference that must vote for a centre
             before an outline with too little foreground inside becomes a candidate.
+        seed_hints: the thorough pass over hints the fast pass left unexplained also tries
+            each such hint as a candidate centre (`vision.find.find_seeded`): a ball of the
+            cloth's hue leaving the rack (a red 3 on red cloth, a blue 2 on blue) shows
+            mottled foreground that gives no distance-transform peak and too little outline,
+            yet scores as a ball once placed over its lit and shaded sides. A seed is tried
+            only clear of other balls and kept only near where it was seeded.
         hint_window_radii: half-size of the search window around each hint, in radii.
         surface_margin_mm: how far past the cushion noses the surface mask reaches.
         refine_iterations: centroid iterations for the sub-pixel centre.
@@ -108,6 +114,7 @@ class DetectorConfig:
     min_free_ring: float = 0.55
     edge_gradient: float = 2.5
     min_ring_votes: float = 0.15
+    seed_hints: bool = True
     hint_window_radii: float = 2.5
     surface_margin_mm: float = 20.0
     refine_iterations: int = 3

@@ -44,6 +44,31 @@ def find_balls(
     """Centres (mosaic px), confidences and pixels of the balls in a region; `thorough`
     adds outline (circle Hough) candidates and motion-blur streaks. `camera`: the view's
     camera when calibrated (places a streak's ball at its mid-exposure point)."""
+    return _find(region, mosaic, config, camera, (thorough, None))
+
+
+def find_seeded(
+    region: SearchRegion,
+    mosaic: Mosaic,
+    config: DetectorConfig,
+    camera: CameraModel | None,
+    seeds_px: NDArray[np.float64],
+) -> Found:
+    """`find_balls`, thorough, with (S, 2) frame pixels where balls are expected (the
+    tracker's hints that the fast pass left unexplained) tried as candidates too: a ball of
+    the cloth's hue whose lit side is mottled foreground gives no distance-transform peak and
+    too little outline, yet scores as a ball once placed (`_seeded_balls`)."""
+    return _find(region, mosaic, config, camera, (True, seeds_px))
+
+
+def _find(
+    region: SearchRegion,
+    mosaic: Mosaic,
+    config: DetectorConfig,
+    camera: CameraModel | None,
+    search: tuple[bool, NDArray[np.float64] | None],
+) -> Found:
+    thorough, seeds_px = search
     streak_xy, streak_score, streak_pixels, region = _find_streaks(
         region, mosaic, config, camera, thorough
     )
@@ -51,6 +76,10 @@ def find_balls(
     xy, radius, score = _round_balls(
         region, _candidates(region, config, thorough, touching), config, thorough
     )
+    if seeds_px is not None and len(seeds_px):
+        xy, radius, score = _seeded_balls(
+            region, to_mosaic(mosaic, seeds_px), (xy, radius, score), config
+        )
     keep = (score >= config.min_confidence) & (mosaic.cut_distance(xy) >= 0.9 * radius)
     keep &= (mosaic.tile_of(xy) >= 0) & (map_at(region.centre_valid, xy) > 0)
     xy, radius, score = xy[keep], radius[keep], score[keep]
@@ -65,6 +94,63 @@ def find_balls(
         score = np.concatenate([score, blurred_score[usable]])
         pixels += [p for p, ok in zip(blurred_pixels, usable, strict=True) if ok]
     return xy, score, pixels
+
+
+def to_mosaic(mosaic: Mosaic, xy_px: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(K', 2) mosaic pixels of the (K, 2) frame pixels that lie inside a tile (the first
+    tile holding each; the others are dropped)."""
+    xy_px = np.asarray(xy_px, np.float64).reshape(-1, 2)
+    low = mosaic.frame_boxes[None, :, :2]
+    high = mosaic.frame_boxes[None, :, 2:]
+    inside = np.all((xy_px[:, None, :] >= low) & (xy_px[:, None, :] < high - 1), axis=2)
+    found = inside.any(axis=1)
+    tiles = np.argmax(inside[found], axis=1)
+    shift = (mosaic.origins[tiles] - mosaic.frame_boxes[tiles, :2]).astype(np.float64)
+    mosaic_xy: NDArray[np.float64] = xy_px[found] + shift
+    return mosaic_xy
+
+
+SEED_CLEAR_RADII = 2.5
+"""A seed is tried only this many ball radii clear of every ball found (in a cluster the
+found balls' outlines and shadows pull a seeded centre onto a neighbour)."""
+SEED_MOVE_RADII = 0.5
+"""A seeded ball whose centre moved further than this from its seed while being placed is
+dropped: the picture there is not a ball where the tracker expects one."""
+
+
+def _seeded_balls(
+    region: SearchRegion,
+    seeds: NDArray[np.float64],
+    balls: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
+    config: DetectorConfig,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """`balls` (centres, radii, confidences) plus a ball at each seed clear of them,
+    centred over its foreground and shaded side and scored with all of them.
+
+    A ball of the cloth's hue shows a mottled lit side (foreground just over the threshold,
+    broken by its highlight and number) and a shaded side like a shadow: no distance peak or
+    outline proposes it, and the lit side's centroid alone lies toward the light, where the
+    disc overlaps cloth and scores nothing; counting its shade in places it.
+    """
+    xy, radius, score = balls
+    seeds = seeds[map_at(region.centre_valid, seeds) > 0]
+    seed_radius = map_at(region.radius, seeds)
+    if len(xy) and len(seeds):
+        gaps = np.linalg.norm(seeds[:, None, :] - xy[None, :, :], axis=2)
+        clear = gaps.min(axis=1) >= SEED_CLEAR_RADII * seed_radius
+        seeds, seed_radius = seeds[clear], seed_radius[clear]
+    if len(seeds) == 0:
+        return balls
+    weight = np.clip((region.distance - 0.5 * region.threshold) / region.threshold, 0.0, 1.0)
+    if region.shade is not None:
+        weight = np.maximum(weight, region.shade)
+    placed = refine_centres(weight.astype(np.float32), seeds, seed_radius, config.refine_iterations)
+    near = np.linalg.norm(placed - seeds, axis=1) < SEED_MOVE_RADII * seed_radius
+    placed, seed_radius = placed[near], seed_radius[near]
+    xy = np.vstack([xy, placed])
+    radius = np.concatenate([radius, seed_radius])
+    fresh = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)[0]
+    return xy, radius, np.concatenate([score, fresh[len(score) :]])
 
 
 def _round_balls(
