@@ -31,7 +31,7 @@ from vision.candidates import (
 )
 from vision.cloth import ClothModel, TableView, distance_and_shade, with_static_edges
 from vision.detector_config import DetectorConfig as DetectorConfig
-from vision.find import find_balls
+from vision.find import find_balls, find_seeded
 from vision.identify import Identifier, white_balance_gains
 from vision.memory import (
     Remembered,
@@ -213,8 +213,9 @@ class BallDetector:
             gaps = np.linalg.norm(hints[:, None, :] - xy[None, :, :], axis=2)
             unexplained = ~np.any(gaps < 1.5 * self._radius_at(hints)[:, None], axis=1)
             if unexplained.any():
-                more_xy, more_confidence, more_pixels = self._search(
-                    image, hints[unexplained], thorough=True
+                seeds = hints[unexplained] if self.config.seed_hints else None
+                more_xy, more_confidence, more_pixels = self._search_boxes(
+                    image, self._boxes(hints[unexplained]), True, seeds
                 )
                 xy = np.vstack([xy, more_xy])
                 confidence = np.concatenate([confidence, more_confidence])
@@ -299,14 +300,26 @@ class BallDetector:
         return self._search_boxes(image, self._boxes(hints), thorough)
 
     def _search_boxes(
-        self, image: NDArray[np.uint8], boxes: list[Box], thorough: bool
+        self,
+        image: NDArray[np.uint8],
+        boxes: list[Box],
+        thorough: bool,
+        seeds_px: NDArray[np.float64] | None = None,
     ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]:
-        """Centres (frame px), confidences and pixels of the balls in frame boxes."""
+        """Centres (frame px), confidences and pixels of the balls in frame boxes
+        (`seeds_px`: where balls are expected, tried as candidates too)."""
         if not boxes:
             return np.zeros((0, 2)), np.zeros(0), []
         mosaic = pack(boxes, self._bounds)
         region = self._search_region(image, mosaic)
-        xy, confidence, pixels = find_balls(region, mosaic, self.config, self.view.camera, thorough)
+        if seeds_px is None:
+            xy, confidence, pixels = find_balls(
+                region, mosaic, self.config, self.view.camera, thorough
+            )
+        else:
+            xy, confidence, pixels = find_seeded(
+                region, mosaic, self.config, self.view.camera, seeds_px
+            )
         return (mosaic.to_frame(xy) if len(xy) else xy), confidence, pixels
 
     def _boxes(self, hints: NDArray[np.float64] | None) -> list[Box]:
