@@ -14,7 +14,7 @@ ball that settles back within it was never moved. Part of `tracking.starts.Start
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +28,10 @@ from vision.types import CUE
 _CONFIRM_SIGHTINGS = 3
 """Sightings running beyond the shift a partial occlusion can cause that confirm a
 disturbance (one or two can still be a detection pulled aside, or another ball)."""
+_HOLD_S = 0.3
+"""A ball seen beyond the shift is watched this much longer before its disturbance counts:
+a false ball (a player's body or arm) taking its name is seen beside it, and the ball is
+seen back at its rest spot within moments, where a ball moved by hand stays moved."""
 _RESTROKE_S = 1.0
 """A player needs longer than this to strike again (draw the cue back, settle, stroke): a
 cue ball start sooner after the shot's own stroke is that stroke's ball rolling on."""
@@ -41,11 +45,16 @@ class PendingDisturbance:
         event: the event to report once confirmed (its time is the start's).
         rest_mm: (2,) where the ball rested before it started, mm.
         push: the history push at which it was seen leaving.
+        held_at: the push at which it was first seen beyond the shift on enough sightings
+            (-1: not yet); it is reported `_HOLD_S` later unless seen back at rest.
+        moved_mm: (2,) where it was seen then, mm (NaN while ``held_at`` is -1).
     """
 
     event: Event
     rest_mm: FloatArray
     push: int
+    held_at: int = -1
+    moved_mm: FloatArray = field(default_factory=lambda: np.full(2, np.nan))
 
 
 class DisturbanceCheck:
@@ -120,9 +129,15 @@ class DisturbanceCheck:
         )
         if speed < max(config.start_min_speed_mm_s, noise_floor) or creeping:
             return None
+        stroke = ball == CUE and speed >= config.strike_min_speed_mm_s
+        if stroke and not self._still_away(ball):
+            # Its centre was pulled aside and came back (a cue stick lined up over it): no
+            # stroke yet. At rest again where it was, a real stroke starts it anew.
+            self._moving[ball] = False
+            return None
         ended = self._end_quiet_shot(ball, t_start)
         frame = self._frame_of(t_start)
-        if ball == CUE and speed >= config.strike_min_speed_mm_s:
+        if stroke:
             if self._in_shot and self._rolling_on(t_start):
                 return None
             # Struck with nothing touching it: a stroke, even while balls of the previous
@@ -138,6 +153,17 @@ class DisturbanceCheck:
         left = self._start_count.get(ball, self._history.count - 1)
         self._disturbances.append(PendingDisturbance(event, self._rest_spot(ball, left), left))
         return ended
+
+    def _still_away(self, ball: int) -> bool:
+        """Whether ``ball``'s latest sighting is still beyond the start distance from its
+        rest spot (a ball that left is; a centre pulled aside for a frame or two is back)."""
+        count = self._history.count
+        xy = self._history.window(count - self._fit_frames, count)[2][:, ball]
+        seen = xy[np.isfinite(xy[:, 0])]
+        if not len(seen):
+            return True  # out of sight: nothing says it came back
+        gap = float(np.linalg.norm(seen[-1] - self._anchor[ball]))
+        return gap > float(self._start_distance_mm[ball])
 
     def _rest_spot(self, ball: int, left: int) -> FloatArray:
         """(2,) mm where ``ball`` rested before it left at push ``left``: the median of its
@@ -191,29 +217,56 @@ class DisturbanceCheck:
             verdict = self._moved_for_real(pending)
             if verdict is None:
                 keep.append(pending)
+            elif isinstance(verdict, PendingDisturbance):
+                keep.append(verdict)
             elif verdict:
                 events.append(pending.event)
         self._disturbances[:] = keep
         return events
 
-    def _moved_for_real(self, pending: PendingDisturbance) -> bool | None:
+    def _moved_for_real(self, pending: PendingDisturbance) -> bool | PendingDisturbance | None:
         """True when the ball was seen beyond `_occlusion_shift_mm` of its rest spot on
-        `_CONFIRM_SIGHTINGS` sightings running; False when it came to rest (or left play, or
-        the history moved past its start) without that; None while still undecided."""
+        `_CONFIRM_SIGHTINGS` sightings running and not back at its rest spot in the
+        `_HOLD_S` after (`_held`); False when it came to rest (or left play, or the history
+        moved past its start) without that; the pending disturbance, held, when first seen
+        beyond; None while still undecided."""
+        if pending.held_at >= 0:
+            return self._held(pending)
         ball = pending.event.balls[0]
         reach = self._occlusion_shift_mm(ball)
         count = self._history.count
         xy = self._history.window(pending.push, count)[2]
         seen = xy[np.isfinite(xy[:, ball, 0]), ball]
         far = np.linalg.norm(seen - pending.rest_mm, axis=1) > reach
-        if len(far) >= _CONFIRM_SIGHTINGS and far[-_CONFIRM_SIGHTINGS:].all():
-            return True
-        if not self._alive[ball] or not self._moving[ball]:
+        tail = min(len(far), _CONFIRM_SIGHTINGS)
+        moved = len(far) >= _CONFIRM_SIGHTINGS and bool(far[-_CONFIRM_SIGHTINGS:].all())
+        if not moved and (not self._alive[ball] or not self._moving[ball]):
             # At rest (or gone) already: beyond the reach only if its last sightings were.
-            return bool(len(far) and far[-min(len(far), _CONFIRM_SIGHTINGS) :].all())
+            moved = bool(len(far) and far[-tail:].all())
+            if not moved or not self._alive[ball]:
+                return moved
+        if moved:
+            where = np.median(seen[-tail:], axis=0)
+            return replace(pending, held_at=count - 1, moved_mm=where)
         if count - pending.push >= self._history.capacity - 1:
             return False
         return None
+
+    def _held(self, pending: PendingDisturbance) -> bool | None:
+        """A disturbance seen beyond the shift: False when the ball is seen back nearer its
+        rest spot than where it was seen moved on two sightings running (a false ball took
+        its name for a while), True once `_HOLD_S` passed without that, else None."""
+        ball = pending.event.balls[0]
+        count = self._history.count
+        xy = self._history.window(pending.held_at, count)[2][:, ball]
+        seen = xy[np.isfinite(xy[:, 0])]
+        back = np.linalg.norm(seen - pending.rest_mm, axis=1) < np.linalg.norm(
+            seen - pending.moved_mm, axis=1
+        )
+        if np.any(back[1:] & back[:-1]):
+            return False
+        hold = max(_CONFIRM_SIGHTINGS, math.ceil(_HOLD_S / self._dt))
+        return True if count - 1 - pending.held_at >= hold else None
 
     def _occlusion_shift_mm(self, ball: int) -> float:
         """How far a resting ball's detected centre can be pulled aside by something over

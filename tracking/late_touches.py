@@ -16,6 +16,7 @@ from tracking import contacts
 from tracking.event_config import EventConfig
 from tracking.fastnp import true_indices
 from tracking.history import FloatArray, PositionHistory
+from vision.types import CUE
 
 
 class LateTouches:
@@ -30,6 +31,7 @@ class LateTouches:
     _anchor: FloatArray
     _anchor_before: FloatArray
     _start_count: dict[int, int]
+    _recent: list[tuple[frozenset[int], float]]
 
     @property
     def _fit_frames(self) -> int:
@@ -59,6 +61,17 @@ class LateTouches:
             if best is None or t > best[0]:
                 best = (t, int(other))
         return [] if best is None else [(best[1], ball, best[0], 0.7)]
+
+    def _after_known_contacts(self, mover: int, ball: int, t_start: float) -> float:
+        """When a contact the paths could not pin down, of the cue ball ``mover`` with
+        ``ball`` seen leaving at ``t_start``, happened: after the cue ball's first contact of the
+        stroke when that is known (found from the balls it set off: a rack ball whose
+        centre jittered before the cue ball arrived, its start put too early, was not met
+        first: corner_lip_stay's break with the real detector), else ``t_start``."""
+        known = [t for p, t in self._recent if mover == CUE and CUE in p and ball not in p]
+        if not known or t_start > min(known):
+            return t_start
+        return min(known) + 0.5 * self._dt
 
     def _touch_by_fresh_starter(
         self, ball: int, detected: int, t_start: float

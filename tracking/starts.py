@@ -107,7 +107,7 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
             # Balls leaving together outside a shot were all set off by the unseen stroke (a
             # ball found at rest far away after a while unseen shows no stroke now).
             t_start = self._after_cue_left(t_start, float(times[0]))
-            return self._hidden_stroke(ball, detected, t_start)
+            return self._hidden_stroke(ball, detected, t_start, speed)
         # How far the toucher's own touch time may lie from this estimate.
         self._start_slack_s = lag
         touches = self._find_touchers(ball, detected, t_start, self._fit_frames)
@@ -141,8 +141,9 @@ class StartExplainer(LateTouches, HiddenStroke, DisturbanceCheck):
         if near is not None and self._remember(frozenset((near, ball)), t_start):
             # Something moving was close: a contact the paths could not pin down, rather
             # than a ball touched by a hand (which would be a foul).
-            frame = self._frame_of(t_start)
-            return [Event(frame, t_start, EventKind.BALL_BALL, (near, ball), confidence=0.5)]
+            t_touch = self._after_known_contacts(near, ball, t_start)
+            frame = self._frame_of(t_touch)
+            return [Event(frame, t_touch, EventKind.BALL_BALL, (near, ball), confidence=0.5)]
         seen_s = times[np.isfinite(xy[:, ball, 0])]
         event = self._unexplained_start(ball, t_start, speed, seen_s)
         return [] if event is None else event

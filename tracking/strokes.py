@@ -9,6 +9,8 @@ line from the rest position passes no other of them within a diameter, nearest f
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -65,6 +67,26 @@ def first_reached(origin_mm: FloatArray, targets_mm: FloatArray, diameter_mm: fl
     if not np.isfinite(order).any():
         order = np.where(apart, distance, np.inf)
     return int(np.argmin(order))
+
+
+def _stroke_no_sooner(reached_s: float, way_mm: float, speed_mm_s: float) -> float:
+    """The earliest a cue ball can have been struck that covered ``way_mm`` in a straight
+    line by ``reached_s``, when it (or a ball it then hit: no ball leaves a contact faster
+    than the ball that hit it) was going ``speed_mm_s`` there: it was at least that fast
+    all the way (cloth only slows it), so it took at most way / speed. -inf when the
+    speed is unknown (0).
+
+    Args:
+        reached_s: when it got there, s.
+        way_mm: straight distance from its rest spot, mm (clipped at 0).
+        speed_mm_s: its speed there, or the struck ball's speed after the contact, mm/s.
+
+    Returns:
+        A time, s (at most ``reached_s``).
+    """
+    if speed_mm_s <= 0.0 or not math.isfinite(speed_mm_s):
+        return -math.inf
+    return reached_s - max(way_mm, 0.0) / speed_mm_s
 
 
 class HiddenStroke:
@@ -138,7 +160,24 @@ class HiddenStroke:
         self._quiet_since = None
         self._moving[CUE] = True
         t_strike = min(last + 0.5 * self._dt, found_s)
+        if self._came_straight(cue_xy[seen]):
+            way = float(np.linalg.norm(cue_xy[seen[0]] - self._anchor[CUE]))
+            t_strike = max(t_strike, _stroke_no_sooner(found_s, way, speed_mm_s))
         return [Event(self._frame_of(t_strike), t_strike, EventKind.STRIKE, (CUE,), confidence=0.6)]
+
+    def _came_straight(self, found_mm: FloatArray) -> bool:
+        """Whether the cue ball's sightings ``found_mm`` (K, 2), found again, lie on a
+        straight way out from its rest spot (none came back off a cushion, which would make
+        the way longer than the straight distance): each further out than the one before,
+        within a radius of the line from the spot through the last."""
+        rest = self._anchor[CUE]
+        out = found_mm - rest
+        reach = np.linalg.norm(out, axis=1)
+        if len(found_mm) < 2 or np.any(np.diff(reach) <= 0.0):
+            return False
+        unit = out[-1] / reach[-1]
+        across = np.abs(out[:, 0] * unit[1] - out[:, 1] * unit[0])
+        return bool(np.all(across <= 0.5 * self._diameter))
 
     def _left_since(self, since_s: float) -> list[tuple[int, int]]:
         """(push of the first displaced sighting, ball) of each object ball that began to
@@ -159,13 +198,18 @@ class HiddenStroke:
                 found.append((push, ball))
         return found
 
-    def _hidden_stroke(self, ball: int, detected: int, t_start: float) -> list[Event]:
-        """A stroke out of sight: ``ball`` left its spot while the cue ball was not seen.
+    def _hidden_stroke(
+        self, ball: int, detected: int, t_start: float, speed_mm_s: float = 0.0
+    ) -> list[Event]:
+        """A stroke out of sight: ``ball`` left its spot at ``t_start`` at ``speed_mm_s``
+        (0: unknown) while the cue ball was not seen.
 
         When the cue ball was last seen at rest, its straight path from there met first the
         ball it reaches first (`first_reached`) among those leaving together, and it was
-        struck when it vanished; otherwise ``ball`` is the best guess and the stroke is put
-        at its start. A shot is open either way.
+        struck when it vanished, or later when the way to that ball is too short to have
+        taken that long (`_stroke_no_sooner`: a player's body hid it before the stroke);
+        otherwise ``ball`` is the best guess and the stroke is put at its start. A shot is
+        open either way.
         """
         self._in_shot = True
         self._quiet_since = None
@@ -182,9 +226,13 @@ class HiddenStroke:
             together = self._ahead_of_cue(rest, together)
             first = together[first_reached(rest, self._anchor[together], self._diameter)]
             last = self._cue_last_seen(t_start)
+            gap = float(np.linalg.norm(self._anchor[first] - rest)) - self._diameter
+            soonest = _stroke_no_sooner(t_start, gap, speed_mm_s)
             if last is not None and t_start - last <= _VANISH_S:
-                t_strike = min(last + 0.5 * self._dt, t_start)
+                t_strike = max(min(last + 0.5 * self._dt, t_start), soonest)
                 sure = 0.6
+            elif last is not None and math.isfinite(soonest):
+                t_strike = max(last + 0.5 * self._dt, soonest)
         told = not self._remember(frozenset((CUE, first)), t_start)
         # It rolls on unseen: found again elsewhere, it has not started anew.
         self._moving[CUE] = self._alive[CUE]
