@@ -21,6 +21,17 @@ same order, and reports:
 
 Decoding and tracking are not part of the replay, so a detector change is measured in a
 fraction of a review's time, without the tracker's feedback hiding a difference.
+
+Measured at 3bca641 (top_combo10_blue_arm, all 721 calls, machine load about 30 on 2 cores,
+so about 1.5-2x a quiet machine's CPU times), CPU ms per frame: detection 7.6 = hinted
+searches 3.9 (find_balls fast pass 1.7 over 607 calls, per-pixel maps 1.2, find_balls
+thorough pass over the windows the fast one left unexplained, with the changed cells of
+full searches, 1.2) + full searches 1.2 (11 whole-table find_balls 0.45) + output 0.9
+(identify.probabilities 0.56) + remembering 0.7 (identify.features 0.50) + change test 0.5
+(memory.changed 0.38). About 85 % of the searched windows hold a ball that moved since the
+last frame (truth), so searching fewer windows has little left to win: the cost is
+find_balls' many small numpy calls per window (candidates._own_disc, sample_uv, map_at,
+confidence) and the identifier's per-frame work.
 """
 
 from __future__ import annotations
