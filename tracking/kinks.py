@@ -100,9 +100,11 @@ class KinkExplainer(RailContacts):
         """A cushion ``ball`` met in the same kink as its ``contact`` with another ball (both
         within a frame: a break at 30 fps), when its velocity change splits into a push off
         a cushion line it was heading into (`contacts.cushion_score`) and one away from the
-        other ball (`contacts.split_change`), each beyond `_RAIL_SIGMAS` of the noise, and it
-        left that cushion no faster inward than noise allows. ``contact``: (the other ball,
-        the kink's time s)."""
+        other ball (`contacts.split_change`), each beyond `_RAIL_SIGMAS` of the noise (the
+        cushion's also beyond what a line of centres tilted by noise leaks into it), and it
+        came into that cushion faster than noise (`APPROACH_SIGMAS`: not a ball rolling along
+        the rail and hit along it) and left it no faster inward than noise allows.
+        ``contact``: (the other ball, the kink's time s)."""
         before: Path = (float(kink.before[0][ball]), kink.before[1][ball], kink.before[2][ball])
         after_v = kink.after[2][ball]
         other, t_kink = contact
@@ -115,10 +117,19 @@ class KinkExplainer(RailContacts):
             return None
         normal = contacts.CUSHION_NORMALS[side]
         split = contacts.split_change(after_v - before[2], normal, line / distance)
-        noise = _RAIL_SIGMAS * self._kink_noise_mm_s(self._fit_frames)
-        if split is None or min(split[0], split[1]) < noise * split[2]:
+        noise_std = self._kink_noise_mm_s(self._fit_frames)
+        if split is None or min(split[0], split[1]) < _RAIL_SIGMAS * noise_std * split[2]:
             return None
-        if float(after_v @ normal) < -noise:
+        # The line of centres is known to within the centres' noise over their distance: a
+        # push along it leaks that share into the cushion's (a rail drive hit along the rail).
+        tilt = min(1.0, _RAIL_SIGMAS * np.sqrt(2.0) * self._noise_mm / distance)
+        if split[0] < (_RAIL_SIGMAS * noise_std + abs(split[1]) * tilt) * split[2]:
+            return None
+        # It came at the rail (a ball rolling along one, hit along it, did not) and left it.
+        approach = -float(before[2] @ normal)
+        if approach < APPROACH_SIGMAS * noise_std / np.sqrt(2.0):
+            return None
+        if float(after_v @ normal) < -_RAIL_SIGMAS * noise_std:
             return None
         return self._cushion_contact(ball, side, before, t_kink)
 
