@@ -2,7 +2,8 @@
 
 Finds the table in an image or the first frames of a video (or fits the corners given with
 `--corners`); when the first frames show no table (a player over a rail the whole time), it
-looks again in frames spread over the first `SPREAD_S` seconds. Fits the camera, writes the
+looks again in frames spread over the first `SPREAD_S` seconds, then through the whole clip
+(`calibration.video`: a camera that starts on something else). Fits the camera, writes the
 calibration file (design.md §4, plus the camera and the fit's figures) and a preview image
 to check it by eye. Prints the reprojection error and every assumption made.
 
@@ -182,24 +183,56 @@ def _read_frames(source: Path, count: int) -> list[Any]:
 def _retry_spread(
     args: argparse.Namespace, request: dict[str, Any], first: Exception
 ) -> tuple[list[Any], Any, list[str]] | None:
-    """Look again in frames spread over `SPREAD_S` s of a video (None: an image, given
-    corners, a short video, or not found there either)."""
+    """Look again in frames spread over `SPREAD_S` s of a video, then through the whole
+    clip (`calibration.video`); None: an image, given corners, or no table anywhere."""
     from calibration.io import CalibrationError
 
     if args.corners or args.source.suffix.lower() in IMAGE_SUFFIXES:
         return None
     frames = _read_spread(args.source, SPREAD_S)
-    if len(frames) < 2:
-        return None
     try:
+        if len(frames) < 2:
+            raise CalibrationError("too short to spread")
         calibration, notes = _calibrate(frames, request)
     except CalibrationError:
-        return None
+        return _whole_clip(args, request, first)
     note = (
         f"not found in the first {args.frames} frames ({first}); found in {len(frames)} "
         f"frames spread over the first {SPREAD_S:.0f} s (someone in view at the start?)"
     )
     return frames, calibration, [*notes, note]
+
+
+def _whole_clip(
+    args: argparse.Namespace, request: dict[str, Any], first: Exception
+) -> tuple[list[Any], Any, list[str]] | None:
+    """The table in stretches of the whole clip (a camera that starts on something else);
+    the frames returned are the first of the stretch it was found in, for the preview."""
+    import cv2
+
+    from calibration.find import FindOptions
+    from calibration.io import CalibrationError
+    from calibration.video import find_in_video, read_window
+
+    options = FindOptions(
+        head=request["head"], prior=request["prior"], nose_height_mm=request["nose_height_mm"]
+    )
+    try:
+        found = find_in_video(args.source, request["table"], options)
+    except CalibrationError:
+        return None
+    capture = cv2.VideoCapture(str(args.source))
+    try:
+        fps = capture.get(cv2.CAP_PROP_FPS) or 30.0
+        frames = read_window(capture, [round(found.window_s[0] * fps)]) or read_window(capture, [0])
+    finally:
+        capture.release()
+    finding = found.finding
+    notes = [f"confidence {finding.confidence:.2f}", *finding.notes]
+    note = (
+        f"not found in the first {args.frames} frames ({first}) nor in the first {SPREAD_S:.0f} s"
+    )
+    return frames, finding.calibration, [*notes, note]
 
 
 def _read_spread(source: Path, seconds: float) -> list[Any]:

@@ -122,3 +122,26 @@ def test_a_player_over_the_first_frames_is_waited_out(
     assert main([*first, "--out", str(out)]) == 0
     assert "spread over the first" in capsys.readouterr().out
     assert _corner_error_px(out, corners_of(camera)) < 1.5
+
+
+def test_a_table_seen_only_late_in_the_clip_is_found_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The camera shows a wall for the first 22 s, the table after: neither the first
+    frames nor the first 20 s show it; the stretch of the clip that does is searched."""
+    camera = preset_cameras()["broadcast"]
+    table = draw_table(camera, TABLE, "blue")
+    wall = np.full_like(table, 90)
+    wall[:, ::9] = 150
+    video = tmp_path / "clip.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 5.0, (1280, 720))
+    for k in range(150):
+        writer.write(wall if k < 110 else table)
+    writer.release()
+    out, preview = tmp_path / "calibration.json", tmp_path / "preview.png"
+    args = ["calibrate", str(video), "--table", "9ft", "--out", str(out), "--preview", str(preview)]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "nor in the first 20 s" in printed and "found in frames spread over" in printed
+    assert _corner_error_px(out, corners_of(camera)) < 1.5
+    assert preview.stat().st_size > 0
