@@ -135,8 +135,9 @@ def _seeded_balls(
     xy, radius, score = balls
     seeds = seeds[map_at(region.centre_valid, seeds) > 0]
     seed_radius = map_at(region.radius, seeds)
-    if len(xy) and len(seeds):
-        gaps = np.linalg.norm(seeds[:, None, :] - xy[None, :, :], axis=2)
+    found = xy[score >= config.min_confidence]
+    if len(found) and len(seeds):
+        gaps = np.linalg.norm(seeds[:, None, :] - found[None, :, :], axis=2)
         clear = gaps.min(axis=1) >= SEED_CLEAR_RADII * seed_radius
         seeds, seed_radius = seeds[clear], seed_radius[clear]
     if len(seeds) == 0:
