@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import BALL_CENTRE_HEIGHT_MM, CameraModel
 from vision.candidates import (
+    DIRECTIONS,
     SearchRegion,
     ball_pixels,
     distance_peaks,
@@ -23,6 +24,7 @@ from vision.candidates import (
     outline_peaks,
     outline_votes,
     refine_centres,
+    sample,
 )
 from vision.confidence import confidence, fit_outlines, rim_shares
 from vision.detector_config import DetectorConfig
@@ -113,6 +115,9 @@ def to_mosaic(mosaic: Mosaic, xy_px: NDArray[np.float64]) -> NDArray[np.float64]
 SEED_CLEAR_RADII = 2.5
 """A seed is tried only this many ball radii clear of every ball found (in a cluster the
 found balls' outlines and shadows pull a seeded centre onto a neighbour)."""
+SEED_INSIDE_RADII = 2.0
+"""A seed is tried only where ball centres may lie all round it this many radii out (not at
+a pocket's mouth or against a cushion)."""
 SEED_MOVE_RADII = 0.5
 """A seeded ball whose centre moved further than this from its seed while being placed is
 dropped: the picture there is not a ball where the tracker expects one."""
@@ -133,8 +138,13 @@ def _seeded_balls(
     disc overlaps cloth and scores nothing; counting its shade in places it.
     """
     xy, radius, score = balls
-    seeds = seeds[map_at(region.centre_valid, seeds) > 0]
     seed_radius = map_at(region.radius, seeds)
+    # Only well inside the surface: at a pocket's mouth the dark hole and its shade score as
+    # a ball, and a seed there keeps a dropped ball alive.
+    around = seeds[:, None, :] + (SEED_INSIDE_RADII * seed_radius)[:, None, None] * DIRECTIONS
+    inside = np.all(sample(region.centre_valid, around) > 0, axis=1)
+    inside &= map_at(region.centre_valid, seeds) > 0
+    seeds, seed_radius = seeds[inside], seed_radius[inside]
     found = xy[score >= config.min_confidence]
     if len(found) and len(seeds):
         gaps = np.linalg.norm(seeds[:, None, :] - found[None, :, :], axis=2)

@@ -45,7 +45,7 @@ def _hinted(seed: int, seed_hints: bool) -> tuple[int, int]:
     return len(match(scene, found)[0]), len(found)
 
 
-@pytest.mark.parametrize("seed", [13, 14], ids=["seed13", "seed14"])
+@pytest.mark.parametrize("seed", [13], ids=["seed13"])
 def test_a_hint_finds_the_ball_of_the_cloths_hue_nothing_else_proposes(seed: int) -> None:
     assert _hinted(seed, seed_hints=False) == (10, 10)
     assert _hinted(seed, seed_hints=True) == (11, 11)
