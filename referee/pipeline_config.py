@@ -1,7 +1,7 @@
 """`PipelineConfig` from a TOML file (style.md §8: configuration is loaded at the edge).
 
 ```toml
-full_search_every_frames = 30
+full_search_every_s = 0.5      # or full_search_every_frames = 30 (frames win when both)
 detector_model = "models/ball-detector.onnx"   # optional: the learned detector (a path
                                                # relative to this file); default classical
 
@@ -68,7 +68,7 @@ def pipeline_config_from_dict(data: dict[str, Any], base: Path | None = None) ->
     """Build a PipelineConfig from the parsed TOML document; a relative ``detector_model``
     is taken from ``base`` (the config file's folder), else from the working directory."""
     kinds = _stage_kinds()
-    known = {*kinds, "calls", "full_search_every_frames", "detector_model"}
+    known = {*kinds, "calls", "full_search_every_frames", "full_search_every_s", "detector_model"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(
@@ -78,13 +78,20 @@ def pipeline_config_from_dict(data: dict[str, Any], base: Path | None = None) ->
     calls = dict(data.get("calls", {}))
     rules = _build(RulesConfig, calls.pop("rules", {}), "calls.rules")
     call_config = _build(CallConfig, {**calls, "rules": rules}, "calls")
-    every = data.get("full_search_every_frames", PipelineConfig().full_search_every_frames)
-    if not isinstance(every, int) or every < 0:
-        raise ConfigError(f"full_search_every_frames must be a whole number >= 0, got {every!r}")
     model = _detector_model(data.get("detector_model"), base)
-    return PipelineConfig(
-        **stages, calls=call_config, full_search_every_frames=every, detector_model=model
-    )
+    return PipelineConfig(**stages, calls=call_config, **_full_search(data), detector_model=model)
+
+
+def _full_search(data: dict[str, Any]) -> dict[str, Any]:
+    """The regular whole-table search's settings, checked."""
+    defaults = PipelineConfig()
+    every = data.get("full_search_every_frames", defaults.full_search_every_frames)
+    if not isinstance(every, int) or isinstance(every, bool) or every < 0:
+        raise ConfigError(f"full_search_every_frames must be a whole number >= 0, got {every!r}")
+    period = data.get("full_search_every_s", defaults.full_search_every_s)
+    if not isinstance(period, int | float) or isinstance(period, bool) or not period >= 0:
+        raise ConfigError(f"full_search_every_s must be a number of seconds >= 0, got {period!r}")
+    return {"full_search_every_frames": every, "full_search_every_s": float(period)}
 
 
 def _detector_model(value: Any, base: Path | None) -> str | None:

@@ -129,6 +129,75 @@ def test_detector_searches_around_tracked_balls_with_periodic_full_searches() ->
     assert detector.hints[6] is not None and detector.hints[6].shape == (1, 2)  # the 3 is down
 
 
+class MovingTracker:
+    """The cue ball rolling along the table's length at `speed_mm_s`; the 3 at rest."""
+
+    def __init__(self, speed_mm_s: float) -> None:
+        self.speed_mm_s = speed_mm_s
+
+    def update(self, detections: Detections, frame: int, time_s: float) -> TrackSet:
+        xy_mm = np.array([[635.0 + self.speed_mm_s * time_s, 635.0], [1905.0, 300.0]])
+        camera = _calibration().camera
+        return TrackSet(
+            frame,
+            time_s,
+            np.array([0, 3]),
+            xy_mm,
+            np.array([[self.speed_mm_s, 0.0], [0.0, 0.0]]),
+            camera.project(xy_mm, BALL_CENTRE_HEIGHT_MM),
+            np.array([TrackStatus.ON_TABLE] * 2, dtype=object),
+        )
+
+
+@pytest.mark.parametrize(
+    ("fps", "speed_mm_s", "ahead"),
+    [(30.0, 2000.0, True), (60.0, 2000.0, False), (60.0, 4000.0, True), (30.0, 0.0, False)],
+    ids=["fast-at-30fps", "same-speed-at-60fps", "break-speed-at-60fps", "at-rest"],
+)
+def test_a_ball_too_fast_for_its_window_is_also_searched_where_it_will_be(
+    fps: float, speed_mm_s: float, ahead: bool
+) -> None:
+    # 1.5 radii of 28.575 mm a frame: 1286 mm/s at 30 frames/s, 2572 at 60.
+    detector = FakeDetector()
+    stages = Stages(
+        tracker=MovingTracker(speed_mm_s), events=ScriptedEvents({}), segmenter=ScriptedShots({})
+    )
+    config = PipelineConfig(full_search_every_s=0.0, lost_search_every_s=0.0, lead_hint_radii=1.5)
+    pipeline = Pipeline(_calibration(), config, detector, None, stages)
+    for index in range(3):
+        pipeline.perceive(Frame(np.zeros((SIZE[1], SIZE[0], 3), np.uint8), index, index / fps))
+    hints = detector.hints[2]
+    assert hints is not None and len(hints) == (3 if ahead else 2)
+    if ahead:  # from frame 1's tracks: where the cue ball will be on frame 2, projected
+        expected = np.array([[635.0 + speed_mm_s * 2 / fps, 635.0]])
+        camera = _calibration().camera
+        np.testing.assert_allclose(hints[2], camera.project(expected, BALL_CENTRE_HEIGHT_MM)[0])
+
+
+@pytest.mark.parametrize(
+    ("fps", "every_s", "expected"),
+    [
+        (60.0, 1.0, [0, 60, 120, 180]),  # the old every-60-frames at 60 frames/s
+        (30.0, 1.0, [0, 30, 60, 90]),
+        (50.0, 1.0, [0, 50, 100, 150]),
+        (29.97, 1.0, [0, 30, 60, 90]),  # the first frame at or past each second
+        (60.0, 0.0, [0]),
+    ],
+    ids=["60fps", "30fps", "50fps", "ntsc", "off"],
+)
+def test_periodic_full_searches_follow_seconds_of_video(
+    fps: float, every_s: float, expected: list[int]
+) -> None:
+    detector = FakeDetector()
+    stages = Stages(tracker=FakeTracker(), events=ScriptedEvents({}), segmenter=ScriptedShots({}))
+    config = PipelineConfig(full_search_every_s=every_s, lost_search_every_s=0.0)
+    pipeline = Pipeline(_calibration(), config, detector, None, stages)
+    for index in range(4 * round(fps)):
+        frame = Frame(np.zeros((SIZE[1], SIZE[0], 3), np.uint8), index, index / fps)
+        pipeline.perceive(frame)
+    assert [i for i, hint in enumerate(detector.hints) if hint is None] == expected
+
+
 def test_unknown_pixels_are_projected_from_table_positions() -> None:
     pipeline, _ = _pipeline({})
     tracks = pipeline.process(_frame(0)).tracks

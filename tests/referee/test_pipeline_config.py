@@ -24,10 +24,18 @@ def test_a_config_file_sets_nested_stage_options(tmp_path: Path) -> None:
     path.write_text(GOOD)
     config = load_pipeline_config(path)
     assert config.full_search_every_frames == 30
+    assert config.full_search_every_s == 1.0  # not given: the default
     assert config.tracker is not None and config.tracker.measurement_std_mm == 3.0
     assert config.detector is None  # not given: the detector's defaults
     assert config.calls.review_below_confidence == 0.8
     assert config.calls.rules.option_on_any_wrongful_pocket is True
+
+
+def test_a_config_file_sets_the_full_search_period_in_seconds(tmp_path: Path) -> None:
+    path = tmp_path / "pipeline.toml"
+    path.write_text("full_search_every_s = 0.5\n")
+    config = load_pipeline_config(path)
+    assert (config.full_search_every_s, config.full_search_every_frames) == (0.5, 0)
 
 
 @pytest.mark.parametrize(
@@ -37,6 +45,8 @@ def test_a_config_file_sets_nested_stage_options(tmp_path: Path) -> None:
         ("[trackr]\n", "'trackr'"),
         ("[calls.rules]\nvariant = 'snooker'\n", "calls.rules"),
         ("full_search_every_frames = -1\n", "full_search_every_frames"),
+        ("full_search_every_s = -0.5\n", "full_search_every_s"),
+        ("full_search_every_s = 'often'\n", "full_search_every_s"),
         ("[tracker\n", "not valid TOML"),
         ("detector_model = 'absent.onnx'\n", "detector_model 'absent.onnx': no such file"),
         ("detector_model = 'weights.pt'\n", "detector_model must be the path of an .onnx"),
@@ -46,6 +56,8 @@ def test_a_config_file_sets_nested_stage_options(tmp_path: Path) -> None:
         "misspelt-section",
         "bad-value",
         "negative",
+        "negative-seconds",
+        "seconds-not-a-number",
         "not-toml",
         "model-absent",
         "model-not-onnx",
