@@ -103,6 +103,16 @@ class TableFinding:
     notes: tuple[str, ...]
 
 
+def with_note(finding: TableFinding, note: str) -> TableFinding:
+    """`finding` with `note` added to its notes and to its calibration file's finder notes."""
+    extra = dict(finding.calibration.extra)
+    finder = dict(extra.get("finder", {}))
+    finder["notes"] = [*finder.get("notes", []), note]
+    extra["finder"] = finder
+    calibration = replace(finding.calibration, extra=extra)
+    return replace(finding, calibration=calibration, notes=(*finding.notes, note))
+
+
 def find_table(
     frames: Sequence[NDArray[np.uint8]],
     table: TableSpec,

@@ -15,14 +15,14 @@ round, isolated blobs are measured (a rack or a ball against a cushion is not ro
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.cloth import median_frame
-from calibration.find import FindOptions, TableFinding, find_table
+from calibration.find import FindOptions, TableFinding, find_table, with_note
 from calibration.fit import CameraPrior, fit_camera_report
 from calibration.io import Calibration
 from calibration.table import TABLE_SIZES_MM, TableSpec
@@ -221,7 +221,7 @@ def find_sized_table(
     sized, note = _decide(measure_table(frames, found.calibration))
     if sized != assumed:
         found = find_table([still], sized, options)
-    return _noted(found, note)
+    return with_note(found, note)
 
 
 def fit_sized_corners(
@@ -368,13 +368,3 @@ def _unmeasured_note(measured: SizeMeasurement) -> str:
         f"table size {DEFAULT_TABLE} assumed: {measured.balls} ball(s) measure a playing "
         f"length of {measured.length_mm:.0f} mm, no standard size (give --table)"
     )
-
-
-def _noted(found: TableFinding, note: str) -> TableFinding:
-    """`found` with `note` added to its notes and to its calibration's finder notes."""
-    extra = dict(found.calibration.extra)
-    finder = dict(extra.get("finder", {}))
-    finder["notes"] = [*finder.get("notes", []), note]
-    extra["finder"] = finder
-    calibration = replace(found.calibration, extra=extra)
-    return replace(found, calibration=calibration, notes=(*found.notes, note))

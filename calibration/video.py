@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import FloatArray
-from calibration.find import FindOptions, TableFinding, TableNotFoundError
+from calibration.find import FindOptions, TableFinding, TableNotFoundError, with_note
 from calibration.fit import fit_camera_report
 from calibration.io import CORNER_NAMES, Calibration, CalibrationError
 from calibration.orientation import RACK_FILL, rack_fills, rack_patterns
@@ -304,13 +304,3 @@ def _flipped(finding: TableFinding, note: str, options: FindOptions) -> TableFin
     flipped = Calibration(calibration.table, fit.camera, corners, extra)
     lines = finding.lines[2:] + finding.lines[:2]
     return with_note(replace(finding, calibration=flipped, fit=fit, lines=lines), note)
-
-
-def with_note(finding: TableFinding, note: str) -> TableFinding:
-    """`finding` with `note` added to its notes and to its calibration file's finder notes."""
-    extra = dict(finding.calibration.extra)
-    finder = dict(extra.get("finder", {}))
-    finder["notes"] = [*finder.get("notes", []), note]
-    extra["finder"] = finder
-    calibration = replace(finding.calibration, extra=extra)
-    return replace(finding, calibration=calibration, notes=(*finding.notes, note))
