@@ -24,7 +24,7 @@ return too few racked balls), on s1_broadcast and s2_corner never: on far-end co
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -193,6 +193,7 @@ class RackPrior:
         self.priors = place_priors(self.config)
         self.diameter_mm = float(table.ball_diameter_mm)
         self._reach_mm = 3.0 * self.diameter_mm + float(np.max(np.ptp(self.places, axis=0)))
+        self._middle = self.places.mean(axis=0)
         self._last_xy = np.full((10, 2), np.nan)
         self._broken = False
         self._occupied_s = 0.0
@@ -210,8 +211,7 @@ class RackPrior:
         if not 0 < config.min_racked <= 10:
             return detections
         xy = detections.xy_mm.astype(np.float64)
-        middle = self.places.mean(axis=0)
-        if np.count_nonzero(np.hypot(*(xy - middle).T) < self._reach_mm) >= 3:
+        if np.count_nonzero(np.hypot(*(xy - self._middle).T) < self._reach_mm) >= 3:
             self._occupied_s = time_s
         elif time_s - self._occupied_s >= config.rearm_s:
             self._broken, self._last_xy[:] = False, np.nan
@@ -223,13 +223,7 @@ class RackPrior:
         weighed = self._last[1]
         if weighed is None:
             return detections
-        return Detections(
-            xy_px=detections.xy_px,
-            xy_mm=detections.xy_mm,
-            radius_px=detections.radius_px,
-            confidence=detections.confidence,
-            class_prob=weighed,
-        )
+        return replace(detections, class_prob=weighed)
 
     def _weighed(self, detections: Detections) -> NDArray[np.float32] | None:
         """(N, 11) the detections' class probabilities under the standing rack's prior, made
