@@ -15,7 +15,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from referee.review.settle import settle_tracks_file
 from tracking.types import BALL_NAMES, Event, EventKind, TrackSet, TrackStatus
+
+__all__ = ["TRACKS_HEADER", "ReviewWriter", "settle_tracks_file", "write_json_atomic"]
 
 TRACKS_HEADER = "frame,time_s,ball,x_mm,y_mm,u_px,v_px,status\n"
 _ONCE = (TrackStatus.POCKETED, TrackStatus.OFF_TABLE)
@@ -27,37 +30,6 @@ def write_json_atomic(path: Path, data: Any) -> None:
     temporary.write_text(json.dumps(data, indent=2) + "\n")
     os.replace(temporary, path)
 
-
-def settle_tracks_file(path: Path, removals: list[tuple[int, int, str]]) -> None:
-    """Rewrite tracks.csv (through a temporary file and a rename) once the run's removals
-    (ball, frame, status) are known: a ball leaves the rows on the frame the referee says it
-    left (`tracking.accounting.settle_rows`), not when the tracker gave it up."""
-    import numpy as np
-
-    from tracking.accounting import settle_rows
-
-    lines = path.read_text().splitlines(keepends=True)
-    fields = [line.split(",", 3)[:3] for line in lines[1:]]
-    names = {name: index for index, name in enumerate(BALL_NAMES)}
-    frame = np.array([int(f[0]) for f in fields], np.int64)
-    ball = np.array([names[f[2]] for f in fields], np.int64)
-    status = np.array([line.rstrip("\n").rsplit(",", 1)[1] for line in lines[1:]], object)
-    times = np.unique(np.array([float(f[1]) for f in fields]))
-    step_s = float(np.median(np.diff(times))) if len(times) > 1 else 1.0
-    found = max(3, math.ceil(_FOUND_S / max(step_s, 1e-6) - 1e-9))
-    settled = settle_rows((frame, ball, status), removals, found)
-    out = [lines[0]]
-    for line, old, new in zip(lines[1:], status, settled, strict=True):
-        if new is not None:
-            out.append(line if new == old else line.rstrip("\n").rsplit(",", 1)[0] + f",{new}\n")
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text("".join(out))
-    os.replace(temporary, path)
-
-
-_FOUND_S = 0.05
-"""A removed ball is back in the rows once seen this long in a row (three frames at least):
-`tracking.event_config.EventConfig.lost_found_s`."""
 
 _REMOVAL = {
     EventKind.BALL_POCKET: TrackStatus.POCKETED,
