@@ -154,3 +154,29 @@ def test_windows_of_any_size_are_judged_each_on_its_own(seed: int) -> None:
     found = changed(after, memory, pixel_change=10.0, max_changed_share=0.01).tolist()
     assert found == _changed_one_by_one(after, memory, 10.0)
     assert not any(changed(before, memory, pixel_change=10.0, max_changed_share=0.01))
+
+
+@pytest.mark.parametrize(
+    ("largest_step", "spots"),
+    [(10, 0), (11, 0), (11, 3), (40, 1), (40, 30)],
+    ids=["at-limit", "just-above", "few-above", "one-spot", "many-spots"],
+)
+def test_windows_within_the_limit_everywhere_and_beyond_it_in_places_agree_with_the_full_test(
+    largest_step: int, spots: int
+) -> None:
+    """The change test's shortcut (no pixel beyond the limit: unchanged) answers what the
+    3x3-averaged test answers, at the limit, just above it and with a few strong spots."""
+    rng = np.random.default_rng(largest_step + spots)
+    before = rng.integers(20, 236, (60, 80, 3), dtype=np.uint8)
+    step = rng.integers(-10, 11, before.shape)
+    step[rng.integers(0, 60, spots), rng.integers(0, 80, spots)] = largest_step
+    if largest_step > 10 and spots == 0:
+        step[30, 40, 1] = largest_step
+    after = (before.astype(np.int64) + step).clip(0, 255).astype(np.uint8)
+    xy = rng.uniform(0.0, 80.0, (12, 2)) * [1.0, 0.75]
+    boxes = window_boxes(xy, rng.uniform(3.0, 15.0, 12), (0, 0, 80, 60))
+    memory = Remembered(
+        xy, np.ones(12), np.zeros((12, 5), np.float32), np.zeros(12), boxes, crop(before, boxes)
+    )
+    found = changed(after, memory, pixel_change=10.0, max_changed_share=0.01).tolist()
+    assert found == _changed_one_by_one(after, memory, 10.0)
