@@ -48,9 +48,19 @@ def settle_tracks_file(path: Path, removals: list[tuple[int, int, str]]) -> None
     found = found_frames(path)
     spans = removal_spans(path, removals, found)
     temporary = path.with_name(path.name + ".tmp")
+    try:
+        _rewrite(path, temporary, spans)
+    except BaseException:
+        temporary.unlink(missing_ok=True)  # the old file stays whole, and nothing beside it
+        raise
+    os.replace(temporary, path)
+
+
+def _rewrite(path: Path, temporary: Path, spans: dict[str, list[Span]]) -> None:
+    """Copy tracks.csv into `temporary`, each removed ball's rows settled by its spans."""
     with path.open(newline="") as source, temporary.open("w", newline="") as target:
         target.write(next(source, ""))
-        cursor = {name: _Cursor(list(kept)) for name, kept in spans.items()}
+        cursor = {name: _Cursor(kept) for name, kept in spans.items()}
         for line in source:
             fields = line.split(",", 3)
             if fields[2] not in cursor:
@@ -61,7 +71,6 @@ def settle_tracks_file(path: Path, removals: list[tuple[int, int, str]]) -> None
                 target.write(line)
             elif status:
                 target.write(line.rstrip("\n").rsplit(",", 1)[0] + f",{status}\n")
-    os.replace(temporary, path)
 
 
 def _rows(path: Path) -> Iterator[tuple[int, str, str, str]]:

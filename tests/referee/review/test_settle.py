@@ -152,3 +152,20 @@ def test_a_row_naming_no_ball_is_an_error_that_quotes_it(tmp_path: Path) -> None
     with pytest.raises(ValueError, match="eleven"):
         settle_tracks_file(path, [(3, 0, POT)])
     assert path.read_text().endswith("on_table\n")  # the file is left as it was
+
+
+def test_a_failed_rewrite_leaves_the_old_file_and_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "tracks.csv"
+    _write(path, [(frame, 3, "occluded") for frame in range(10)], 60.0)
+    before = path.read_text()
+
+    def full_disk(*_: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("referee.review.settle._Cursor.status_at", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        settle_tracks_file(path, [(3, 2, POT)])
+    assert path.read_text() == before
+    assert not (tmp_path / "tracks.csv.tmp").exists()
