@@ -19,6 +19,15 @@ same order, and reports:
   wall-clock time, changes little with what else a shared machine runs; parts nest (the
   indented ones are inside the one above).
 
+Measured at daf80fd (2026-11-30, load average 18-22 on 2 cores), CPU ms per frame, all calls:
+top_combo10 10.1 (hinted 4.8 = find_balls fast 2.1 + thorough 0.6 + maps; full searches 2.0
+over 39 calls; output 1.2 with identify.probabilities 0.75; remembering 0.87 with
+identify.features 0.61; change test 0.63 with memory.changed 0.45); broadcast_nudge 8.6 (full
+searches 0.8 over 30 calls); corner_lip_stay 9.9 (full searches 2.3 over 56 calls). About half
+is inside find_balls, a sixth in the identifier; OpenCV's own threads make no difference
+(hinted windows are too small to split). Runs a minute apart on this machine differ by up
+to 30 %: compare trees with `bench_detect_compare.py` (paired per call), not two replays.
+
 Decoding and tracking are not part of the replay, so a detector change is measured in a
 fraction of a review's time, without the tracker's feedback hiding a difference.
 
