@@ -121,6 +121,7 @@ class BallTracker:
         if unassigned.any() and not self._state.alive.all():
             if continuity:
                 unassigned &= ~self._occupied(dets)
+            unassigned &= ~self._beside_taken(dets, taken[1])
             before = self._state.alive.copy()
             spawn(self._state, self.table, self.config, dets[unassigned], time_s)
             open_all(self._state.mixed_s, true_indices(self._state.alive & ~before), time_s)
@@ -346,6 +347,17 @@ class BallTracker:
         """(D,) detections on top of one taken (``cols``): the same ball seen twice."""
         z = dets.xy_mm[cols].astype(np.float64)
         return occupied(z, np.zeros(len(z)), dets.xy_mm, self._overlap_mm())
+
+    def _beside_taken(self, dets: Detections, cols: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """(D,) detections nearer than ``spawn_clearance_diameters`` to one a track took
+        this frame (``cols``): the same ball seen twice, never another ball."""
+        clearance_mm = self.config.spawn_clearance_diameters * self.table.ball_diameter_mm
+        if clearance_mm <= 0.0 or len(cols) == 0:
+            return np.zeros(len(dets), bool)
+        z = dets.xy_mm[cols].astype(np.float64)
+        beside = occupied(z, np.zeros(len(z)), dets.xy_mm, clearance_mm)
+        beside[cols] = False
+        return beside
 
     def _occupied(self, dets: Detections) -> NDArray[np.bool_]:
         """(D,) detections on a ball a track in play knows: they start no other ball."""

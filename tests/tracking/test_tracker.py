@@ -137,6 +137,8 @@ def test_config_rejects_nonsense() -> None:
         TrackerConfig(measurement_std_mm=0.0)
     with pytest.raises(ValueError, match="cushion_restitution"):
         TrackerConfig(cushion_restitution=1.5)
+    with pytest.raises(ValueError, match="spawn_clearance_diameters"):
+        TrackerConfig(spawn_clearance_diameters=1.5)
 
 
 @settings(max_examples=15, deadline=None)
@@ -373,3 +375,31 @@ def _concat(a: Detections, b: Detections) -> Detections:
     return Detections(
         *(np.concatenate([getattr(a, name), getattr(b, name)]) for name in Detections.__slots__)
     )
+
+
+@pytest.mark.parametrize(
+    ("offset_mm", "started"),
+    [(38.0, False), (20.0, False), (60.0, True)],
+    ids=["cue-tip-beside-the-cue-ball", "smear-half", "a-real-ball-one-diameter-off"],
+)
+def test_a_detection_on_top_of_a_seen_ball_starts_no_other_ball(
+    offset_mm: float, started: bool
+) -> None:
+    """At the stroke a full search reads the cue stick's tip, 38 mm from the cue ball's
+    centre, as the 6 (a rendered 30 fps break, where that 6 then became the first ball
+    contacted): two centres nearer than a diameter are one ball, so no 6 starts there; a
+    detection a diameter away is another ball and starts its track."""
+    tracker = BallTracker(TABLE)
+    for frame in range(10):
+        tracks = tracker.update(_one((400.0, 760.0), 0), frame, frame / 30)
+    beside = _concat(_one((400.0, 760.0), 0), _one((400.0 + offset_mm, 760.0), 6, 0.96))
+    tracks = tracker.update(beside, 10, 10 / 30)
+    assert (6 in tracks.ball.tolist()) == started
+    assert tracks.ball.tolist().count(0) == 1
+
+
+def test_the_spawn_clearance_can_be_turned_off() -> None:
+    tracker = BallTracker(TABLE, TrackerConfig(spawn_clearance_diameters=0.0))
+    tracker.update(_one((400.0, 760.0), 0), 0, 0.0)
+    tracks = tracker.update(_concat(_one((400.0, 760.0), 0), _one((438.0, 760.0), 6)), 1, 1 / 30)
+    assert 6 in tracks.ball.tolist()
