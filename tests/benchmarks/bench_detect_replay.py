@@ -62,6 +62,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import vision.detector as detector_module  # noqa: E402
+import vision.find as find_module  # noqa: E402
 from calibration.io import load_calibration  # noqa: E402
 from referee.review.session import ReviewOptions  # noqa: E402
 from referee.review.start import open_review  # noqa: E402
@@ -159,6 +160,21 @@ def _instrument(timer: PartTimer, detector: Any) -> None:
         timer.wrap(cls, name, label)
     timer.wrap(detector.identifier, "features", "  identify.features")
     timer.wrap(detector.identifier, "probabilities", "    identify.probabilities")
+    timer.wrap(detector_module, "distance_and_shade", "    cloth.distance_and_shade")
+    # Inside find_balls (all its passes), by the owners' functions: what to make faster.
+    for name in (
+        "_candidates",
+        "refine_centres",
+        "confidence",
+        "fit_outlines",
+        "_try_outlines",
+        "_shaded_centres",
+        "_find_streaks",
+        "streaks",
+        "_seeded_balls",
+        "ball_pixels",
+    ):
+        timer.wrap(find_module, name, f"    find: {name}")
 
 
 def _frames(clip: Path, last: int) -> list[Any]:
