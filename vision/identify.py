@@ -61,7 +61,10 @@ def class_scores(
     white_cost = np.where(_SOLIDS[None, :], solid_cost, 0.0)
     white_cost = np.where(_STRIPES[None, :], stripe_cost, white_cost)
     white_cost[:, CUE] = cue_cost[:, 0]
-    scores: NDArray[np.float64] = -0.5 * (colour_cost + white_cost)
+    total = colour_cost + white_cost
+    if features.shape[1] == len(FEATURES) and np.isfinite(config.blurred_cue_nats):
+        total[:, CUE] = np.minimum(total[:, CUE], blurred_cue_cost(features, palette, config))
+    scores: NDArray[np.float64] = -0.5 * total
     smeared = smeared_rows(features, config)
     if smeared.any():
         # A streak's white is mixed with the cloth: its colour, unmixed by the fitted
@@ -97,6 +100,44 @@ def rim_mixed_cost(
         (config.lightness_weight, config.colour_sigma),
     )
     return cost
+
+
+def blurred_cue_cost(
+    features: NDArray[np.float32], palette: Palette, config: IdentifierConfig
+) -> NDArray[np.float64]:
+    """(N,) cost (squared sigmas) of each ball being the cue ball smeared over the cloth.
+
+    A struck cue ball moves a diameter or more per exposure: its white is spread over a
+    streak mixed with the cloth, so it shows few white pixels and a pale cloth colour, and
+    the sharp cue ball's white share rules it out (a blurred cue ball on green cloth is read
+    as the green 6). Here its colour may instead be the cue ball's white mixed with the
+    cloth under it (linear light, coverage down to ``BLUR_LEAST_COVERAGE``), whatever its
+    white share, at a price of ``blurred_cue_nats`` (how rare such a frame is): a pale
+    streak is then the cue ball as likely as a ball of the cloth's hue, and the tracker's
+    motion decides. A ball darker or more saturated than the cloth, or of another hue,
+    fits no such mixture. Infinite where the cloth is unknown.
+    """
+    known = features[:, 6] > 0
+    cost = np.full(len(features), np.inf)
+    if not known.any():
+        return cost
+    least = np.full(int(np.count_nonzero(known)), BLUR_LEAST_COVERAGE)
+    # Lightness weighs fully (a white mixture is lighter than the cloth, a ball of the
+    # cloth's hue darker) and the sigma is halved: only a colour on the line from the
+    # cloth to white fits, not any pale colour (a hand, a shaded ball on a grey cloth).
+    mixed = mixed_colour_cost(
+        features[known, 1:4],
+        features[known, 6:9],
+        least,
+        palette.lab[CUE : CUE + 1],
+        (1.0, 0.5 * config.colour_sigma),
+    )
+    cost[known] = mixed[:, 0] + 2.0 * config.blurred_cue_nats
+    return cost
+
+
+BLUR_LEAST_COVERAGE = 0.1
+"""Least share of the exposure a blurred cue ball's white covers its streak's core with."""
 
 
 def smeared_rows(features: NDArray[np.float32], config: IdentifierConfig) -> NDArray[np.bool_]:

@@ -106,6 +106,22 @@ class IdentifierConfig:
             98.1 % (switches 14 -> 9), f1_corner 98.8 -> 98.9 % (12 -> 6), s2_corner 90.0 ->
             93.6 % but switches 42 -> 60 (its 4, wrong for 650 frames, now right with
             flickers), s1, s3, f3 unchanged.
+        blurred_cue_nats: what explaining a ball as the cue ball smeared over the cloth costs
+            (nats; `vision.identify.blurred_cue_cost`): a struck cue ball moving a diameter
+            or more per exposure shows few white pixels and a pale cloth colour, which the
+            sharp cue ball's white share rules out (fresh s2_corner: the break's and a later
+            stroke's cue ball read as the green 6 and the 8 at p(cue) < 1e-4, so the cue
+            ball's track could not take its own detections and the first contacts were read
+            as the 6 and the 8). Raising it needs a closer fit to the line from the cloth
+            to white; inf turns it off. Live, real detector, daf80fd -> 2.0: fresh clips
+            17/20 -> 18/20 calls (s2_corner 0/3 -> 1/3: both first contacts right, its
+            pocket and off-table misses remain; its identity 0.960 -> 0.933, switches 47 ->
+            69, most after the break in the far rack's 4 read as the 2 or 10); sample clips
+            25/26 both, identity equal or better on all nine, switches 85 -> 78 over
+            the other fourteen clips (corner_lip_stay 23 -> 18, top_combo10 10 -> 6,
+            f1_corner 3 -> 5, the rest equal). A first version (least coverage 0.25,
+            the identifier's own colour weights) also named a hand over grey cloth placing
+            the cue ball the cue ball (a false stroke: fresh f2_broadcast 4/4 -> 2/4).
     """
 
     palette: str = "auto"
@@ -128,6 +144,7 @@ class IdentifierConfig:
     palette_comparison: str = "posterior"
     palette_outlier_nats: float = 4.0
     unassigned_nats: float = 12.0
+    blurred_cue_nats: float = 2.0
 
     def __post_init__(self) -> None:
         if not self.palette_lights or not all(0.0 < x <= 1.0 for x in self.palette_lights):

@@ -222,3 +222,64 @@ def test_a_white_blob_does_not_push_the_cue_ball_onto_a_number(margin: float) ->
         assert named[0] == named[10] == 0
     else:
         assert sorted([named[0], named[10]]) == [0, 10]
+
+
+CLOTHS_BGR = {"green": (45, 125, 30), "blue": (150, 85, 25), "red": (40, 35, 135)}
+CLOTH_BALL = {"green": 6, "blue": 2, "red": 3}
+
+
+def streak_pixels(colour_bgr: tuple[int, int, int], cloth: str, seed: int) -> np.ndarray:
+    """(300, 3) BGR pixels of a ball smeared over the cloth: each pixel the ball's colour
+    mixed with the cloth in linear light, the ball covering it 10-40 % of the exposure."""
+    rng = np.random.default_rng(seed)
+    linear_ball = (np.array(colour_bgr, np.float64) / 255.0) ** 2.2
+    linear_cloth = (np.array(CLOTHS_BGR[cloth], np.float64) / 255.0) ** 2.2
+    coverage = rng.uniform(0.1, 0.4, (300, 1))
+    mixed = coverage * linear_ball + (1.0 - coverage) * linear_cloth
+    pixels = 255.0 * mixed ** (1 / 2.2) + rng.normal(0, 2, (300, 3))
+    return np.clip(pixels, 0, 255).astype(np.uint8)
+
+
+def named_on_cloth(pixels: list[np.ndarray], cloth: str, nats: float) -> np.ndarray:
+    """(N, 11) per-ball probabilities of balls of 10 px radius on the cloth."""
+    identifier = Identifier(IdentifierConfig(palette="standard", blurred_cue_nats=nats))
+    gains = np.ones(3, np.float32)
+    cloth_bgr = np.tile(np.array(CLOTHS_BGR[cloth], np.float32), (len(pixels), 1))
+    features = identifier.features(pixels, gains, np.full(len(pixels), 10.0), cloth_bgr)
+    return identifier.independent(features)
+
+
+@pytest.mark.parametrize("cloth", list(CLOTHS_BGR), ids=list(CLOTHS_BGR))
+def test_a_blurred_cue_ball_is_not_ruled_out_as_the_cue_ball(cloth: str) -> None:
+    streak = streak_pixels((236, 238, 240), cloth, seed=3)
+    assert named_on_cloth([streak], cloth, 2.0)[0, 0] > 0.3
+
+
+def test_without_the_blur_hypothesis_a_cue_streak_on_green_is_the_6() -> None:
+    streak = streak_pixels((236, 238, 240), "green", seed=3)
+    prob = named_on_cloth([streak], "green", np.inf)[0]
+    assert int(np.argmax(prob)) == 6
+    assert prob[0] < 0.01
+
+
+@pytest.mark.parametrize("cloth", list(CLOTHS_BGR), ids=list(CLOTHS_BGR))
+def test_a_ball_of_the_cloths_hue_is_not_taken_for_a_blurred_cue_ball(cloth: str) -> None:
+    ball = CLOTH_BALL[cloth]
+    pixels = ball_pixels(ball, "standard", 0.08, seed=4)
+    prob = named_on_cloth([pixels], cloth, 2.0)[0]
+    assert int(np.argmax(prob)) == ball
+    assert prob[0] < 0.05
+
+
+def test_a_pale_colour_off_the_line_to_white_is_not_a_blurred_cue_ball() -> None:
+    """A hand over a grey cloth: pale, but not the cloth mixed with white."""
+    rng = np.random.default_rng(5)
+    skin = np.clip(np.array([120.0, 150.0, 200.0]) + rng.normal(0, 4, (300, 3)), 0, 255)
+    identifier = Identifier(IdentifierConfig(palette="standard", blurred_cue_nats=2.0))
+    features = identifier.features(
+        [skin.astype(np.uint8)],
+        np.ones(3, np.float32),
+        np.array([10.0]),
+        np.array([[118.0, 120.0, 121.0]], np.float32),
+    )
+    assert identifier.independent(features)[0, 0] < 1e-3
