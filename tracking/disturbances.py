@@ -35,6 +35,9 @@ seen back at its rest spot within moments, where a ball moved by hand stays move
 _RESTROKE_S = 1.0
 """A player needs longer than this to strike again (draw the cue back, settle, stroke): a
 cue ball start sooner after the shot's own stroke is that stroke's ball rolling on."""
+CUE_HIDDEN_S = 0.5
+"""A hard stroke can hide the cue ball (motion blur, the cue stick's tip over its spot) for
+up to this long after it was struck; found again later, its stroke time is unknown."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +51,12 @@ class PendingDisturbance:
         held_at: the push at which it was first seen beyond the shift on enough sightings
             (-1: not yet); it is reported `_HOLD_S` later unless seen back at rest.
         moved_mm: (2,) where it was seen then, mm (NaN while ``held_at`` is -1).
+        doubt_until_s: until when the cue ball may yet be found away from its spot (s;
+            -inf: no doubt). The ball left fast, straight away from the resting cue ball,
+            as a ball the cue ball hit does: the cue ball seen on its spot then may be the
+            cue stick's tip over the spot of a struck cue ball the camera lost. Till then
+            the disturbance is not reported; found away, the cue ball was struck
+            (`tracking.strokes.HiddenStroke._cue_found_far`) and it is dropped.
     """
 
     event: Event
@@ -55,6 +64,7 @@ class PendingDisturbance:
     push: int
     held_at: int = -1
     moved_mm: FloatArray = field(default_factory=lambda: np.full(2, np.nan))
+    doubt_until_s: float = -math.inf
 
 
 class DisturbanceCheck:
@@ -64,6 +74,7 @@ class DisturbanceCheck:
     config: EventConfig
     _history: PositionHistory
     _dt: float
+    _last_time: float | None
     _in_shot: bool
     _quiet_since: float | None
     _quiet_at_start: FloatArray
@@ -151,8 +162,35 @@ class DisturbanceCheck:
         sure = 0.4 if self._rolling_others(ball).any() else 0.8
         event = Event(frame, t_start, EventKind.BALL_DISTURBED, (ball,), confidence=sure)
         left = self._start_count.get(ball, self._history.count - 1)
-        self._disturbances.append(PendingDisturbance(event, self._rest_spot(ball, left), left))
+        rest = self._rest_spot(ball, left)
+        pending = PendingDisturbance(event, rest, left)
+        fast = speed >= config.strike_min_speed_mm_s
+        if fast and not self._in_shot and self._cue_faces(ball, rest):
+            # Waits out as long as a struck cue ball stays hidden, and its start's fit.
+            wait = CUE_HIDDEN_S + config.fit_window_s + 3.0 * self._dt
+            pending = replace(pending, doubt_until_s=t_start + wait)
+        self._disturbances.append(pending)
         return ended
+
+    def _cue_faces(self, ball: int, rest_mm: FloatArray) -> bool:
+        """Whether ``ball``, seen last leaving ``rest_mm``, went straight away from the
+        resting cue ball as a ball it hit would: the cue ball lies behind the contact point
+        (the line of centres at a contact points along the struck ball's way, and the
+        cue ball reaches that point from its side of the ball)."""
+        cue = self._anchor[CUE]
+        if ball == CUE or not self._alive[CUE] or self._moving[CUE] or not np.isfinite(cue[0]):
+            return False
+        count = self._history.count
+        xy = self._history.window(count - self._fit_frames, count)[2][:, ball]
+        seen = xy[np.isfinite(xy[:, 0])]
+        if not len(seen):
+            return False
+        way = seen[-1] - rest_mm
+        reach = float(np.linalg.norm(way))
+        if reach <= 1e-9:
+            return False
+        along = float((rest_mm - cue) @ way) / reach
+        return along >= self.table.ball_diameter_mm - self.config.ball_contact_tolerance_mm
 
     def _still_away(self, ball: int) -> bool:
         """Whether ``ball``'s latest sighting is still beyond the start distance from its
@@ -210,10 +248,24 @@ class DisturbanceCheck:
         self._quiet_since = None
         return [Event(self._frame_of(quiet), quiet, EventKind.SHOT_END)]
 
+    def _struck_after(self, strike_s: float) -> None:
+        """A stroke at ``strike_s`` was found: a ball that left since, straight away from the
+        cue ball's spot while it was still seen there (`PendingDisturbance.doubt_until_s`),
+        was set off by it (by the cue ball, or a ball it sent on), not disturbed."""
+        self._disturbances[:] = [
+            p
+            for p in self._disturbances
+            if not (math.isfinite(p.doubt_until_s) and p.event.time_s >= strike_s - self._dt)
+        ]
+
     def _confirm_disturbances(self) -> list[Event]:
         """The pending disturbances the camera now confirms; those it rules out are dropped."""
         events, keep = [], []
+        now = float(self._last_time) if self._last_time is not None else -math.inf
         for pending in self._disturbances:
+            if now < pending.doubt_until_s:
+                keep.append(pending)  # the cue ball may yet be found struck
+                continue
             verdict = self._moved_for_real(pending)
             if verdict is None:
                 keep.append(pending)

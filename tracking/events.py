@@ -131,6 +131,7 @@ class EventDetector(KinkExplainer):
         if any(e.kind == EventKind.STRIKE for e in events):
             self._anchor_at_strike = self._anchor.copy()
             self._last_strike_s = max(e.time_s for e in events if e.kind == EventKind.STRIKE)
+            self._struck_after(min(e.time_s for e in events if e.kind == EventKind.STRIKE))
         contacts_now = [e.time_s for e in events if e.kind == EventKind.BALL_BALL]
         if contacts_now:
             self._last_contact_s = max(self._last_contact_s, *contacts_now)

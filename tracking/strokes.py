@@ -15,6 +15,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import TableSpec
+from tracking.cue_tip import CueTipCheck
+from tracking.disturbances import CUE_HIDDEN_S, PendingDisturbance
 from tracking.event_config import EventConfig
 from tracking.fastnp import true_indices
 from tracking.history import PositionHistory
@@ -23,7 +25,7 @@ from vision.types import CUE
 
 FloatArray = NDArray[np.float64]
 
-_VANISH_S = 0.5
+_VANISH_S = CUE_HIDDEN_S
 """A cue ball last seen at rest this long before the first object ball left vanished when
 it was struck (motion blur); hidden longer, the stroke time is unknown."""
 
@@ -89,12 +91,13 @@ def _stroke_no_sooner(reached_s: float, way_mm: float, speed_mm_s: float) -> flo
     return reached_s - max(way_mm, 0.0) / speed_mm_s
 
 
-class HiddenStroke:
+class HiddenStroke(CueTipCheck):
     """The unseen-stroke part of `tracking.starts.StartExplainer` (state lives there)."""
 
     table: TableSpec
     config: EventConfig
     _dt: float
+    _last_time: float | None
     _in_shot: bool
     _quiet_since: float | None
     _alive: NDArray[np.bool_]
@@ -105,7 +108,13 @@ class HiddenStroke:
     _seen_xy: FloatArray
     _history: PositionHistory
     _pending_starts: list[tuple[int, int]]
+    _pending_disturbances: list[PendingDisturbance]
     _start_count: dict[int, int]
+    _start_floor: FloatArray
+
+    @property
+    def _fit_frames(self) -> int:
+        raise NotImplementedError
 
     def _frame_of(self, time_s: float) -> int:
         raise NotImplementedError
@@ -151,6 +160,11 @@ class HiddenStroke:
         if last is None or not (1.5 * self._dt < found_s - last <= _VANISH_S) or not far:
             return None
         leaving = self._left_since(last)
+        # A ball that left before, while the cue ball was still seen on its spot, was hit
+        # first if it left as the cue ball would have sent it.
+        faced = self._struck_under_the_tip(found_s, cue_xy[seen[0]], min(leaving, default=None))
+        if faced is not None:
+            return faced
         if leaving:
             detected, ball = min(leaving)
             return self._hidden_stroke(ball, detected, found_s - self._dt)
@@ -225,11 +239,14 @@ class HiddenStroke:
             )
             together = self._ahead_of_cue(rest, together)
             first = together[first_reached(rest, self._anchor[together], self._diameter)]
-            last = self._cue_last_seen(t_start)
+            earliest, latest = self._stroke_limits(first, ball, detected)
+            # Seen on its spot later than it can have left, it was the cue stick's tip.
+            last = self._cue_last_seen(min(t_start, latest))
             gap = float(np.linalg.norm(self._anchor[first] - rest)) - self._diameter
-            soonest = _stroke_no_sooner(t_start, gap, speed_mm_s)
+            soonest = earliest if math.isfinite(earliest) else -math.inf
+            soonest = max(soonest, _stroke_no_sooner(min(t_start, latest), gap, speed_mm_s))
             if last is not None and t_start - last <= _VANISH_S:
-                t_strike = max(min(last + 0.5 * self._dt, t_start), soonest)
+                t_strike = max(min(last + 0.5 * self._dt, t_start, latest), soonest)
                 sure = 0.6
             elif last is not None and math.isfinite(soonest):
                 t_strike = max(last + 0.5 * self._dt, soonest)
@@ -286,7 +303,3 @@ class HiddenStroke:
                     found.add(int(other))
                     frontier.append(int(other))
         return sorted(found)
-
-    @property
-    def _diameter(self) -> float:
-        return self.table.ball_diameter_mm

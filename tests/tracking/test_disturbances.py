@@ -217,3 +217,27 @@ def test_a_cue_balls_centre_pulled_aside_and_back_is_no_stroke(fps: float) -> No
     events = _events(xy, fps)
     strikes = [e for e in events if e.kind == EventKind.STRIKE]
     assert len(strikes) == 1 and abs(strikes[0].time_s - 1.5) <= 1.5 / fps, events
+
+
+@pytest.mark.parametrize("fps", [30.0, 60.0], ids=["30fps", "60fps"])
+@pytest.mark.parametrize("stroke_after_s", [None, 1.5], ids=["cue-stays", "stroke-later"])
+def test_a_ball_knocked_straight_away_from_the_resting_cue_ball_is_still_disturbed(
+    fps: float, stroke_after_s: float | None
+) -> None:
+    """A hand knocks the 3 hard straight away from the cue ball resting behind it, as a
+    stroke would send it: the disturbance waits to see whether the cue ball is found
+    struck (a cue stick's tip read as the cue ball on its spot), but the cue ball stays,
+    or is struck only when a player can have struck again: a disturbance, then that
+    stroke on its own."""
+    positions = {0: (1300.0, 620.0), 3: (1600.0, 620.0)}
+    strikes = [(1.0, 3, (1500.0, 0.0))]
+    if stroke_after_s is not None:
+        strikes.append((1.0 + stroke_after_s, 0, (0.0, 1500.0)))
+    truth = simulate(positions, strikes, 4.0, fps)
+    events = _events(truth.xy_mm, fps)
+    disturbed = [e for e in events if e.kind == EventKind.BALL_DISTURBED]
+    struck = [e for e in events if e.kind == EventKind.STRIKE]
+    assert [e.balls for e in disturbed] == [(3,)], events
+    assert abs(disturbed[0].time_s - 1.0) <= 1.5 / fps, disturbed
+    assert len(struck) == (0 if stroke_after_s is None else 1), events
+    assert all(abs(e.time_s - 2.5) <= 1.5 / fps for e in struck), struck

@@ -10,9 +10,10 @@ import pytest
 from referee.shots import facts_from_events
 from tests.tracking.builders import TABLE, Noise, run_tracking, simulate
 from tests.tracking.test_disturbances import _events as _events_of
+from tracking.events import EventDetector
 from tracking.fastnp import true_indices
 from tracking.strokes import _stroke_no_sooner, first_reached
-from tracking.types import EventKind
+from tracking.types import Event, EventKind, TrackSet, TrackStatus
 
 DIAMETER = TABLE.ball_diameter_mm
 
@@ -154,3 +155,73 @@ def test_a_rack_ball_jittering_before_a_hidden_cue_ball_arrives_was_not_met_firs
     events = _events_of(xy, truth.fps)
     facts = facts_from_events(events, [1, 2, 5, 8], is_break=False)
     assert facts["first_object_ball_contacted"] == 1, events
+
+
+def _events_with_drops(xy_mm: np.ndarray, hidden: np.ndarray, fps: float) -> list[Event]:
+    """Events of an `EventDetector` fed (F, 11, 2) centres: a ball NaN from some frame on
+    after it was seen has dropped (reported pocketed once, then gone), one with ``hidden``
+    (F, 11) True is out of sight where it was last seen."""
+    balls = np.flatnonzero(np.isfinite(xy_mm[0, :, 0])).astype(np.int64)
+    detector = EventDetector(TABLE)
+    last = xy_mm[0].copy()
+    gone: set[int] = set()
+    events = []
+    for frame, row in enumerate(xy_mm):
+        status = np.where(hidden[frame, balls], TrackStatus.OCCLUDED, TrackStatus.ON_TABLE)
+        status = status.astype(object)
+        dropped = ~np.isfinite(row[balls, 0])
+        status[dropped] = TrackStatus.POCKETED
+        keep = np.array([b not in gone for b in balls])
+        gone |= {int(b) for b in balls[dropped]}
+        seen = ~dropped & ~hidden[frame, balls]
+        last[balls[seen]] = row[balls[seen]]
+        here = balls[keep]
+        trackset = TrackSet(
+            frame,
+            frame / fps,
+            here,
+            last[here].copy(),
+            np.zeros((len(here), 2)),
+            np.full((len(here), 2), np.nan),
+            status[keep],
+        )
+        events += detector.update(trackset)
+    return events
+
+
+@pytest.mark.parametrize("fps", [30.0, 50.0, 60.0], ids=["30fps", "50fps", "60fps"])
+@pytest.mark.parametrize("tip_frames", [3, 5], ids=["tip-3", "tip-5"])
+@pytest.mark.parametrize("pocketed", [False, True], ids=["rolls-on", "pocketed"])
+def test_a_cue_stick_tip_seen_on_the_struck_cue_balls_spot_is_no_cue_ball(
+    fps: float, tip_frames: int, pocketed: bool
+) -> None:
+    """The cue stick's white tip over the struck cue ball's spot is read as the resting cue
+    ball from the stroke until ``tip_frames`` frames after the cue ball met the 3 (a
+    whole-table search on the stroke frame); the cue ball is then out of sight a quarter
+    of a second and found far along, where it rolled after the 3 (sent at once into the
+    side pocket, or rolling on). The 3 left straight away from the cue ball's spot, as the
+    cue ball sends a ball it hits: it was struck, not disturbed, and the stroke came as
+    long before the contact as the cue ball took to get there (a real top-down 30 fps clip,
+    simulation_vs_reality_1_0008_0011: no stroke, the 3 disturbed)."""
+    if pocketed:
+        positions = {0: (1270.0, 700.0), 3: (1266.0, 950.0), 5: (400.0, 300.0)}
+        velocity = (0.0, 2500.0)
+    else:
+        positions = {0: (800.0, 640.0), 3: (1050.0, 644.0), 5: (400.0, 300.0)}
+        velocity = (2500.0, 0.0)
+    truth = simulate(positions, [(1.0, 0, velocity)], 3.0, fps)
+    contact = next(e for e in truth.events if e.kind == EventKind.BALL_BALL)
+    rng = np.random.default_rng(11)
+    xy = truth.xy_mm + rng.normal(0.0, 0.7, truth.xy_mm.shape)
+    tip = (truth.time_s > 1.0) & (truth.time_s <= contact.time_s + tip_frames / fps)
+    xy[tip, 0] = np.asarray(positions[0]) + rng.normal(0.0, 1.0, (int(tip.sum()), 2))
+    hidden = np.zeros(xy.shape[:2], bool)
+    last_tip = float(truth.time_s[tip].max())
+    hidden[(truth.time_s > last_tip) & (truth.time_s <= last_tip + 0.25), 0] = True
+    events = _events_with_drops(xy, hidden, fps)
+    strikes = [e for e in events if e.kind == EventKind.STRIKE]
+    assert not [e for e in events if e.kind == EventKind.BALL_DISTURBED], events
+    assert len(strikes) == 1 and abs(strikes[0].time_s - 1.0) <= 1.0 / fps, events
+    first = [e for e in events if e.kind == EventKind.BALL_BALL and 0 in e.balls]
+    assert [e.balls for e in first] == [(0, 3)], events
+    assert abs(first[0].time_s - contact.time_s) <= 1.0 / fps, first
