@@ -77,7 +77,8 @@ class DeclarationLog:
         players: display names by player ("A", "B").
         breaker: who breaks the first rack.
         entries: every other line, in file order.
-        known: False for the empty log used when no file was given (assumptions apply).
+        known: False for the empty log used when no file was given (assumptions apply); a
+            file is the whole record: a shot it gives no call was not announced.
     """
 
     players: dict[str, str] = field(default_factory=lambda: {"A": "A", "B": "B"})
@@ -239,14 +240,19 @@ def load_declarations(path: str | Path) -> DeclarationLog:
 
 
 def assume_call(
-    declared: ShotDeclarations, facts: dict[str, Any], is_break: bool
+    declared: ShotDeclarations, facts: dict[str, Any], is_break: bool, from_file: bool = False
 ) -> tuple[ShotDeclarations, list[str]]:
-    """Fill in a call that nobody declared, and say so.
+    """Fill in a call that nobody declared, where the rules allow it, and say so.
 
-    When object balls dropped on a shot after the break and no call is known, the review
-    assumes the shot was obvious (I-29): the first ball contacted if it dropped, else the
-    lowest ball that dropped, in the pocket it went in. The sentence returned makes the
-    assumption visible; the caller flags the call for review.
+    When object balls dropped on a shot after the break and no call is declared:
+    - with a declarations file (``from_file``), the file is the record of what was
+      declared: the shot's call was not announced, and it is judged so;
+    - without one the call is unknown, and the review assumes it obvious (I-29) only for a
+      single-ball shot (`_single_ball_pot`): the first ball contacted dropped, no other
+      object ball dropped and no object ball reached a cushion after the first contact;
+      any other shot is judged as uncalled.
+    The sentence returned makes the decision visible; the caller flags the call for review
+    when it decides the call.
 
     Returns:
         (declarations to give the engine, the assumptions made, as sentences).
@@ -254,9 +260,11 @@ def assume_call(
     pocketed = [p for p in facts.get("pocketed") or [] if isinstance(p, dict)]
     if is_break or declared.has_call or not pocketed:
         return declared, []
-    first = facts.get("first_object_ball_contacted")
-    chosen = next((p for p in pocketed if p.get("ball") == first), None)
-    chosen = chosen or min(pocketed, key=lambda p: int(p["ball"]))
+    if from_file:
+        return declared, ["no call declared for this shot: judged as not announced"]
+    chosen = _single_ball_pot(facts, pocketed)
+    if chosen is None:
+        return declared, ["call not known and not a single-ball pot (I-29): judged as uncalled"]
     if chosen.get("pocket") is None:
         return declared, ["call not known and pocket not seen: shot judged as uncalled"]
     call = {"ball": int(chosen["ball"]), "pocket": chosen["pocket"], "source": "obvious"}
@@ -268,3 +276,18 @@ def assume_call(
     )
     sentence = f"call not known: assumed obvious ({call['ball']} in {call['pocket']})"
     return filled, [sentence]
+
+
+def _single_ball_pot(
+    facts: dict[str, Any], pocketed: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """The pocketing of a single-ball shot (I-29), or None: the first ball contacted is the
+    only object ball that dropped, and no object ball reached a cushion after the first
+    contact (the cue ball may)."""
+    first = facts.get("first_object_ball_contacted")
+    cushions = facts.get("cushion_after_first_contact") or []
+    if len(pocketed) != 1 or pocketed[0].get("ball") != first:
+        return None
+    if any(ball not in ("cue", 0) for ball in cushions):
+        return None
+    return pocketed[0]

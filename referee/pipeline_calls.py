@@ -177,7 +177,7 @@ class CallStage:
         shot = replace(shot, facts=_break_counted(shot, is_break))
         facts, notes = _on_table_only(shot.facts, self.state.balls_on_table)
         undeclared = self._step(declared, facts)
-        declared, assumed = assume_call(declared, facts, is_break)
+        declared, assumed = assume_call(declared, facts, is_break, self.declarations.known)
         state_before = self.state
         call, review = self._decide(declared, facts)
         flagged = list(assumptions)

@@ -92,24 +92,65 @@ FACTS_COMBO = {
 }
 
 
+FACTS_CUSHIONED = {
+    "first_object_ball_contacted": 2,
+    "cushion_after_first_contact": ["cue", 2],
+    "pocketed": [{"ball": 2, "pocket": "side_left", "frame": 10}],
+}
+FACTS_CUE_CUSHION = {**FACTS_POT, "cushion_after_first_contact": ["cue"]}
+FACTS_OTHER_DROPPED = {
+    "first_object_ball_contacted": 2,
+    "pocketed": [{"ball": 3, "pocket": "side_left", "frame": 10}],
+}
+
+
 @pytest.mark.parametrize(
     ("facts", "is_break", "expected_call", "said"),
     [
-        (FACTS_POT, False, {"ball": 2, "pocket": "side_left", "source": "obvious"}, True),
-        (FACTS_COMBO, False, {"ball": 5, "pocket": "head_left", "source": "obvious"}, True),
-        (FACTS_POT, True, None, False),
-        ({"first_object_ball_contacted": 2, "pocketed": []}, False, None, False),
+        (FACTS_POT, False, {"ball": 2, "pocket": "side_left", "source": "obvious"}, "assumed"),
+        (
+            FACTS_CUE_CUSHION,
+            False,
+            {"ball": 2, "pocket": "side_left", "source": "obvious"},
+            "assumed",
+        ),
+        (FACTS_COMBO, False, None, "uncalled"),
+        (FACTS_CUSHIONED, False, None, "uncalled"),
+        (FACTS_OTHER_DROPPED, False, None, "uncalled"),
+        (FACTS_POT, True, None, ""),
+        ({"first_object_ball_contacted": 2, "pocketed": []}, False, None, ""),
     ],
-    ids=["first-ball-dropped", "lowest-dropped", "break-not-called", "nothing-dropped"],
+    ids=[
+        "single-ball-pot",
+        "cue-ball-cushion-still-single",
+        "two-balls-dropped",
+        "object-ball-off-a-cushion",
+        "another-ball-dropped",
+        "break-not-called",
+        "nothing-dropped",
+    ],
 )
-def test_an_unknown_call_is_assumed_obvious_and_said(
-    facts: dict[str, object], is_break: bool, expected_call: object, said: bool
+def test_an_unknown_call_is_assumed_obvious_only_for_a_single_ball_pot(
+    facts: dict[str, object], is_break: bool, expected_call: object, said: str
 ) -> None:
+    """I-29: with no call known, only a single-ball shot is taken as obvious; every other
+    pot is judged as uncalled, and either way the review says so."""
     filled, assumptions = assume_call(ShotDeclarations(), facts, is_break)
     assert filled.declarations.get("call") == expected_call
-    assert bool(assumptions) == said
-    if said:
+    assert bool(assumptions) == bool(said)
+    if said == "assumed":
         assert assumptions[0].startswith("call not known: assumed obvious")
+    elif said:
+        assert "uncalled" in assumptions[0]
+
+
+def test_a_file_without_this_shots_call_means_not_announced() -> None:
+    """A declarations file is the record of what was declared: no call line, no call."""
+    log = parse_declarations('{"shot": 3, "type": "option_choice", "choice": "shoot"}\n', "d")
+    assert log.known
+    filled, assumptions = assume_call(log.for_shot(2, 9.0, 5.0), FACTS_POT, False, log.known)
+    assert "call" not in filled.declarations
+    assert assumptions == ["no call declared for this shot: judged as not announced"]
 
 
 def test_no_file_means_nothing_declared() -> None:
