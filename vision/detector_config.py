@@ -101,6 +101,11 @@ class DetectorConfig:
             one 12/20 -> 13/20 calls (a cue ball resting in a corner's jaws no longer a
             scratch), set two 8/20 -> 10/20 (a lip-stay, a pocket missed); the tracker keeps a
             ball seen deep in the jaws as dropping, not hidden (`tracking.jaws.in_jaws`).
+        fit_lit_arcs: place each round ball by a circle of its known radius fitted to
+            where its foreground ends on clean cloth (`vision.rim`), where enough of its
+            outline shows that way and its rim is not foreground all round (`find.WHOLE_RIM`);
+            off, the foreground's centroid (pulled toward the light or into the ball's shadow
+            on balls whose shaded side matches the cloth's shade).
         identifier: identification settings.
     """
 
@@ -118,6 +123,7 @@ class DetectorConfig:
     hint_window_radii: float = 2.5
     surface_margin_mm: float = 20.0
     refine_iterations: int = 3
+    fit_lit_arcs: bool = True
     find_streaks: bool = True
     max_streak_radii: float = 10.0
     fast_streaks: bool = False

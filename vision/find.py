@@ -29,6 +29,7 @@ from vision.candidates import (
 from vision.confidence import confidence, fit_outlines, rim_shares
 from vision.detector_config import DetectorConfig
 from vision.mosaic import Mosaic
+from vision.rim import fit_lit_arcs
 from vision.separate import Crowds, TouchingPx, crowd_centres, crowd_votes, crowded
 from vision.streaks import find_streaks, streaks
 
@@ -183,6 +184,16 @@ def _round_balls(
         (region.distance - 0.5 * region.threshold) / region.threshold, 0.0, 1.0
     ).astype(np.float32)
     xy = refine_centres(weight, candidates, radius, config.refine_iterations)
+    placed = np.zeros(len(xy), bool)
+    if config.fit_lit_arcs:
+        # Where enough of its outline ends on clean cloth, that places the ball: the
+        # outline and shading fits below are for balls that show too little of it.
+        fitted, placed = fit_lit_arcs(region, xy, radius)
+        # A ball whose rim is foreground all round has an unbiased centroid, more
+        # precise than the fit's few edge points (a white ball seen from above).
+        whole = rim_shares(region, xy, radius)[0] >= WHOLE_RIM
+        xy = np.where((placed & ~whole)[:, None], fitted, xy)
+    faint &= ~placed
     if faint.any():
         # A ball of the cloth's colour shows only its rim, highlight and number: its
         # foreground centroid is meaningless, its outline is not.
@@ -190,10 +201,16 @@ def _round_balls(
         xy[faint] = fit_outlines(region, outline_xy, radius[faint])
     score, coverage = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)
     if thorough:
-        xy, score = _try_outlines(region, xy, radius, score, config)
-    return _shaded_centres(region, (xy, radius, score), weight, config)
+        refit, rescored = _try_outlines(region, xy, radius, score, config)
+        xy = np.where(placed[:, None], xy, refit)
+        score = np.where(placed, score, rescored)
+    return _shaded_centres(region, (xy, radius, score), weight, config, placed)
 
 
+WHOLE_RIM = 0.95
+"""Share of a ball's rim, foreground, from which its foreground centroid is kept rather than
+the circle fitted to its lit arc (`vision.rim`): the shading and shadow that pull a centroid
+show as a rim that is not foreground all round."""
 HALF_LIT_RIM = 0.2
 """Share of a ball's rim that only its shading shows (`vision.confidence.shaded_rim`) from
 which its centre is refined with its shaded side counted in (`_shaded_centres`)."""
@@ -209,9 +226,11 @@ def _shaded_centres(
     balls: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
     weight: NDArray[np.float32],
     config: DetectorConfig,
+    placed: NDArray[np.bool_],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """(K, 2) centres, (K,) radii and (K,) confidences of `balls` with the centres of balls
-    of the cloth's hue refined over their lit and shaded sides.
+    of the cloth's hue refined over their lit and shaded sides (not those (K,) `placed` by
+    their lit arcs already: counting shade there pulls a ball into its shadow).
 
     Such a ball's foreground is its lit side only, so the foreground's centroid (or its
     outline's, which shows on that side only) lies toward the light, a quarter of a radius
@@ -227,6 +246,7 @@ def _shaded_centres(
     # half): a ball whose rim is mostly foreground keeps its centre (a ball at a pocket's
     # dark mouth, beside a shadow).
     half_lit = (score >= config.min_confidence) & (shaded >= HALF_LIT_RIM) & (lit < LIT_WHOLE)
+    half_lit &= ~placed
     if not half_lit.any():
         return balls
     both = np.maximum(weight, region.shade.astype(np.float32))

@@ -1,0 +1,183 @@
+"""Ball centres from the lit arc of their outline (a circle of the known radius).
+
+A ball's foreground is seldom its whole disc: the side away from the light is darker and may
+match the cloth's shade (a white ball on dim grey cloth shows only its lit half), while its
+shadow on the cloth joins its shaded side (a striped ball's disc and shadow make one blob).
+Any centroid of such a blob is pulled toward the light or into the shadow by up to a radius.
+Where the ball's foreground ends on clean cloth (neither foreground nor shade beyond it), its
+outline is exact; a circle of the radius the calibration gives there, fitted to those edge
+points only, places the ball wherever at least a quarter of its outline is seen that way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.candidates import DIRECTIONS, SearchRegion, sample
+
+RAY_RADII = np.linspace(0.5, 1.5, 21)
+"""Distances along each ray from the centre, in ball radii, where the maps are sampled."""
+CLEAN_RADII = 0.3
+"""How far past an edge point, in ball radii, the ray must be clean cloth (no foreground, no
+shade) for the point to be the ball's outline rather than its edge against its shadow."""
+MIN_POINTS = 8
+"""Fewest outline points (of 32 rays) a fit needs."""
+MIN_SPREAD = 0.15
+"""Smallest eigenvalue of the points' direction scatter per point: the arc must bound the
+centre in every direction (a quarter circle gives 0.18, a half circle 0.5)."""
+MAX_RESIDUAL = 0.12
+"""Largest median distance, in ball radii, of the kept points from the fitted circle."""
+MAX_SHIFT = 0.75
+"""Largest move, in ball radii, from the starting centre a fit may make."""
+ITERATIONS = 3
+
+
+def fit_lit_arcs(
+    region: SearchRegion, xy: NDArray[np.float64], radius: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """(K, 2) centres of the balls at (K, 2) `xy` (their foreground centroids) with (K,)
+    radii, and (K,) whether a circle of that radius fitted to each one's lit arc held: there
+    the fitted centre; elsewhere `xy` unchanged."""
+    centres = np.asarray(xy, np.float64).copy()
+    held = np.zeros(len(centres), bool)
+    if len(centres) == 0:
+        return centres, held
+    for _ in range(ITERATIONS):
+        moved, held = _fit_once(_edge_points(region, centres, radius), radius)
+        centres = np.where(held[:, None], moved + centres, centres)
+    shift = np.linalg.norm(centres - xy, axis=1)
+    held &= shift <= MAX_SHIFT * radius
+    return np.where(held[:, None], centres, xy), held
+
+
+def _fit_once(
+    edges: tuple[NDArray[np.float64], NDArray[np.bool_]], radius: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """One Gauss-Newton step of the circle fit (radii (K,)) from the centres the (K, 32)
+    `edges` were found around: (K, 2) moves and (K,) held (0 where not)."""
+    edge, valid = edges
+    # |p - c| ~ e - u.(c - c0) near c0: solve u.delta = e - r in least squares.
+    target = np.where(valid, edge - radius[:, None], 0.0)
+    delta = _solve(DIRECTIONS, target, valid)
+    residual = np.abs(target - delta @ DIRECTIONS.T)
+    # Trim the worst points once (a neighbour's or a highlight's edge) and solve again.
+    limit = np.maximum(2.5 * _masked_median(residual, valid), 0.08 * radius)
+    keep = valid & (residual <= limit[:, None])
+    delta = _solve(DIRECTIONS, np.where(keep, target, 0.0), keep)
+    residual = np.abs(target - delta @ DIRECTIONS.T)
+    count = keep.sum(axis=1)
+    spread = _spread(keep)
+    ok = (count >= MIN_POINTS) & (spread >= MIN_SPREAD * np.maximum(count, 1))
+    ok &= _masked_median(residual, keep) <= MAX_RESIDUAL * radius
+    ok &= np.all(np.isfinite(delta), axis=1)
+    return np.where(ok[:, None], delta, 0.0), ok
+
+
+def _edge_points(
+    region: SearchRegion, xy: NDArray[np.float64], radius: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """(K, 32) distance from the centre of each ray's outline point, px, and (K, 32) whether
+    the ray has one: the first place its foreground ends on clean cloth."""
+    steps = radius[:, None] * RAY_RADII[None, :]
+    points = xy[:, None, None, :] + steps[:, None, :, None] * DIRECTIONS[None, :, None, :]
+    distance = _bilinear(region.distance, points)
+    foreground = distance > region.threshold
+    clean = ~foreground
+    if region.shade is not None:
+        clean &= sample(region.shade, points) == 0
+    reach = max(1, round(float(CLEAN_RADII / (RAY_RADII[1] - RAY_RADII[0]))))
+    # clean_run[..., k]: samples k+1 .. k+reach are all clean cloth.
+    run = np.ones(clean.shape, bool)
+    for shift in range(1, reach + 1):
+        ahead = np.zeros(clean.shape, bool)
+        ahead[..., :-shift] = clean[..., shift:]
+        run &= ahead
+    edge_at = foreground & run
+    edge_at[..., -reach:] = False
+    valid = edge_at.any(axis=2)
+    edge = _sub_pixel(distance, foreground & _up_to(np.argmax(edge_at, axis=2)), region.threshold)
+    return edge * radius[:, None], valid
+
+
+def _bilinear(image: NDArray[np.float32], points: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Bilinear values of a (H, W) map at (..., 2) points (u, v), clamped to the map: the
+    outline's sub-pixel place needs more than the nearest pixel's value."""
+    height, width = image.shape
+    u = np.clip(points[..., 0], 0.0, width - 1.001)
+    v = np.clip(points[..., 1], 0.0, height - 1.001)
+    u0, v0 = np.floor(u).astype(np.int64), np.floor(v).astype(np.int64)
+    fu, fv = u - u0, v - v0
+    top = image[v0, u0] * (1.0 - fu) + image[v0, u0 + 1] * fu
+    bottom = image[v0 + 1, u0] * (1.0 - fu) + image[v0 + 1, u0 + 1] * fu
+    value: NDArray[np.float64] = (top * (1.0 - fv) + bottom * fv).astype(np.float64)
+    return value
+
+
+def _up_to(last: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """(..., S) mask of the samples up to and including each ray's `last` (...) one."""
+    within: NDArray[np.bool_] = np.arange(len(RAY_RADII)) <= last[..., None]
+    return within
+
+
+def _sub_pixel(
+    distance: NDArray[np.float64], ball: NDArray[np.bool_], threshold: float
+) -> NDArray[np.float64]:
+    """(K, 32) outline point of each ray, in ball radii from the centre: where the (K, 32, S)
+    distance last falls through halfway from the ball's inside (the `ball` samples' median)
+    to the cloth just past the ball's last sample; blur and the halo of shadow carry the
+    threshold's own crossing a pixel outward."""
+    samples = len(RAY_RADII)
+    last = samples - 1 - np.argmax(ball[..., ::-1], axis=2)
+    plateau = _masked_median(distance.reshape(-1, samples), ball.reshape(-1, samples))
+    after = _at(distance, np.minimum(last + 1, samples - 1))
+    level = np.maximum(0.5 * (plateau.reshape(last.shape) + after), threshold)
+    above = ball & (distance > level[..., None])
+    j = np.where(above.any(axis=2), samples - 1 - np.argmax(above[..., ::-1], axis=2), last)
+    inside, outside = _at(distance, j), _at(distance, np.minimum(j + 1, samples - 1))
+    fraction = np.clip((inside - level) / np.maximum(inside - outside, 1e-6), 0.0, 1.0)
+    edge: NDArray[np.float64] = RAY_RADII[j] + fraction * (RAY_RADII[1] - RAY_RADII[0])
+    return edge
+
+
+def _at(values: NDArray[np.float64], index: NDArray[np.int64]) -> NDArray[np.float64]:
+    """(K, 32) values of (K, 32, S) `values` at each ray's sample `index`."""
+    picked: NDArray[np.float64] = np.take_along_axis(values, index[..., None], axis=2)[..., 0]
+    return picked
+
+
+def _solve(
+    directions: NDArray[np.float64], target: NDArray[np.float64], use: NDArray[np.bool_]
+) -> NDArray[np.float64]:
+    """(K, 2) least-squares delta with directions (32, 2) . delta = target (K, 32) over the
+    used rays; NaN where the system is singular."""
+    weight = use.astype(np.float64)
+    a = np.einsum("kn,ni,nj->kij", weight, directions, directions)
+    b = np.einsum("kn,kn,ni->ki", weight, target, directions)
+    det = a[:, 0, 0] * a[:, 1, 1] - a[:, 0, 1] * a[:, 1, 0]
+    safe = np.abs(det) > 1e-9
+    det = np.where(safe, det, 1.0)
+    dx = (a[:, 1, 1] * b[:, 0] - a[:, 0, 1] * b[:, 1]) / det
+    dy = (a[:, 0, 0] * b[:, 1] - a[:, 1, 0] * b[:, 0]) / det
+    out = np.column_stack([dx, dy])
+    out[~safe] = np.nan
+    return out
+
+
+def _spread(use: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """(K,) smallest eigenvalue of the used rays' direction scatter matrix."""
+    weight = use.astype(np.float64)
+    a = np.einsum("kn,ni,nj->kij", weight, DIRECTIONS, DIRECTIONS)
+    half_trace = 0.5 * (a[:, 0, 0] + a[:, 1, 1])
+    gap = np.sqrt(np.maximum(half_trace**2 - (a[:, 0, 0] * a[:, 1, 1] - a[:, 0, 1] ** 2), 0.0))
+    smallest: NDArray[np.float64] = half_trace - gap
+    return smallest
+
+
+def _masked_median(values: NDArray[np.float64], use: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """(K,) median of each row's used values (inf where none)."""
+    ordered = np.sort(np.where(use, values, np.inf), axis=1)
+    count = use.sum(axis=1)
+    middle = np.maximum(count - 1, 0) // 2
+    median: NDArray[np.float64] = np.take_along_axis(ordered, middle[:, None], axis=1)[:, 0]
+    return np.where(count > 0, median, np.inf)
