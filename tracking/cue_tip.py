@@ -101,8 +101,9 @@ class CueTipCheck:
         the speed it passed on along the line of centres allows, and at most as fast as a
         ball that slid there, slowing at the cloth's strongest deceleration, arriving at
         the most the ball can have been going (with that unknown, a sighting on the spot
-        after the ball left is the tip).
-        (-inf, inf) when ``first`` is another ball or ``ball`` did not leave so."""
+        after the ball left is the tip). No latest unless the cue ball was seen on its spot
+        after the ball left (`_seen_on_spot_since`): only that shows a tip there. (-inf,
+        inf) when ``first`` is another ball or ``ball`` did not leave so."""
         departure = self._left_spot(ball, detected) if first == ball else None
         if departure is None or not self._faces(ball, departure):
             return -math.inf, math.inf
@@ -110,12 +111,25 @@ class CueTipCheck:
         contact = self._anchor[ball] - self._diameter * unit
         path = float(np.linalg.norm(contact - self._anchor[CUE]))
         stretch = path / max(float((contact - self._anchor[CUE]) @ unit), 1e-9)
+        earliest = t_left - path / (speed * stretch)
+        if not self._seen_on_spot_since(t_left):
+            return earliest, math.inf  # nothing shows a tip: every sighting may be the ball
         if not math.isfinite(top):
-            return t_left - path / (speed * stretch), t_left
+            return earliest, t_left
         arrival = top * stretch  # the most the cue ball's own speed at the contact can be
         decel = self.config.sliding_deceleration_mm_s2
         quickest = (math.sqrt(arrival**2 + 2.0 * decel * path) - arrival) / decel
-        return t_left - path / (speed * stretch), t_left - quickest
+        return earliest, t_left - quickest
+
+    def _seen_on_spot_since(self, time_s: float) -> bool:
+        """Whether the cue ball was seen within a radius of its rest spot at or after
+        ``time_s`` (when a ball it hit left: it was at the contact point then, so that
+        sighting was the cue stick's tip over the spot)."""
+        count = self._history.count
+        times, _, xy = self._history.window(count - self._history.capacity, count)
+        gap = np.linalg.norm(xy[:, CUE] - self._anchor[CUE], axis=1)
+        on_spot = (gap <= 0.5 * self._diameter) & (times >= time_s - 1e-9)
+        return bool(on_spot.any())
 
     def _pending_doubt(self, ball: int) -> bool:
         """Whether a disturbance of ``ball`` waits on the cue ball being found struck."""

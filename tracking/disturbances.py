@@ -35,6 +35,9 @@ seen back at its rest spot within moments, where a ball moved by hand stays move
 _RESTROKE_S = 1.0
 """A player needs longer than this to strike again (draw the cue back, settle, stroke): a
 cue ball start sooner after the shot's own stroke is that stroke's ball rolling on."""
+_IN_SHOT_SURE = 0.4
+"""The confidence of a disturbance while other balls roll (more likely a missed contact):
+below `referee.shot_facts.DISTURBED_MIN_CONFIDENCE`, no foul is called on it."""
 CUE_HIDDEN_S = 0.5
 """A hard stroke can hide the cue ball (motion blur, the cue stick's tip over its spot) for
 up to this long after it was struck; found again later, its stroke time is unknown."""
@@ -159,7 +162,7 @@ class DisturbanceCheck:
             self._quiet_since = None
             return [*ended, Event(frame, t_start, EventKind.STRIKE, (CUE,))]
         # With other balls rolling, an unexplained start is more likely a missed contact.
-        sure = 0.4 if self._rolling_others(ball).any() else 0.8
+        sure = _IN_SHOT_SURE if self._rolling_others(ball).any() else 0.8
         event = Event(frame, t_start, EventKind.BALL_DISTURBED, (ball,), confidence=sure)
         left = self._start_count.get(ball, self._history.count - 1)
         rest = self._rest_spot(ball, left)
@@ -249,14 +252,21 @@ class DisturbanceCheck:
         return [Event(self._frame_of(quiet), quiet, EventKind.SHOT_END)]
 
     def _struck_after(self, strike_s: float) -> None:
-        """A stroke at ``strike_s`` was found: a ball that left since, straight away from the
-        cue ball's spot while it was still seen there (`PendingDisturbance.doubt_until_s`),
-        was set off by it (by the cue ball, or a ball it sent on), not disturbed."""
-        self._disturbances[:] = [
-            p
-            for p in self._disturbances
-            if not (math.isfinite(p.doubt_until_s) and p.event.time_s >= strike_s - self._dt)
-        ]
+        """A stroke at ``strike_s`` was found (late, when it was out of sight): a ball that
+        left since, straight away from the cue ball's spot while it was still seen there
+        (`PendingDisturbance.doubt_until_s`), was set off by it (by the cue ball, or a ball
+        it sent on), not disturbed; any other start since was in the shot, with balls
+        rolling, where an unexplained start is more likely a missed contact (as
+        `_unexplained_start` rates one)."""
+        kept = []
+        for pending in self._disturbances:
+            since = pending.event.time_s >= strike_s - self._dt
+            if since and math.isfinite(pending.doubt_until_s):
+                continue
+            if since and pending.event.confidence > _IN_SHOT_SURE:
+                pending = replace(pending, event=replace(pending.event, confidence=_IN_SHOT_SURE))
+            kept.append(pending)
+        self._disturbances[:] = kept
 
     def _confirm_disturbances(self) -> list[Event]:
         """The pending disturbances the camera now confirms; those it rules out are dropped."""

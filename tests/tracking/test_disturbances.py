@@ -9,6 +9,7 @@ import pytest
 
 from referee.shot_facts import DISTURBED_MIN_CONFIDENCE
 from tests.tracking.builders import TABLE, Truth, simulate
+from tracking.disturbances import PendingDisturbance
 from tracking.events import EventDetector
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 
@@ -241,3 +242,26 @@ def test_a_ball_knocked_straight_away_from_the_resting_cue_ball_is_still_disturb
     assert abs(disturbed[0].time_s - 1.0) <= 1.5 / fps, disturbed
     assert len(struck) == (0 if stroke_after_s is None else 1), events
     assert all(abs(e.time_s - 2.5) <= 1.5 / fps for e in struck), struck
+
+
+@pytest.mark.parametrize("doubted", [False, True], ids=["plain", "cue-faced"])
+def test_a_start_after_a_stroke_found_late_is_rated_as_one_in_the_shot(doubted: bool) -> None:
+    """A stroke found late (the cue ball out of sight, found far along) is dated before a
+    disturbance still waiting to be confirmed: that start came with balls rolling, where
+    it is more likely a missed contact (no foul is called on it; a player's arm taken for
+    a ball on a real 30 fps clip gave an F6); one doubted as a ball the cue ball hit
+    (`PendingDisturbance.doubt_until_s`) was set off by the stroke and is dropped; one
+    that started before the stroke keeps its confidence."""
+    detector = EventDetector(TABLE)
+    _events(_resting(1.0), FPS, detector)
+    doubt = 2.0 if doubted else -np.inf
+    for ball, time_s in ((3, 0.9), (5, 0.5)):
+        event = Event(
+            round(time_s * FPS), time_s, EventKind.BALL_DISTURBED, (ball,), confidence=0.8
+        )
+        pending = PendingDisturbance(event, np.zeros(2), 10, doubt_until_s=doubt)
+        detector._pending_disturbances.append(pending)
+    detector._struck_after(0.8)
+    left = {p.event.balls[0]: p.event.confidence for p in detector._pending_disturbances}
+    assert left == ({5: 0.8} if doubted else {3: 0.4, 5: 0.8}), left
+    assert all(c < DISTURBED_MIN_CONFIDENCE for b, c in left.items() if b == 3)
