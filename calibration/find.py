@@ -53,6 +53,11 @@ POCKET_EVIDENCE = 12.0
 """Lightness difference (Lab) between the long- and short-side middles above which side pockets
 decide which sides are long; below it the camera fit decides."""
 
+LENS_SEARCH_BELOW = 0.3
+"""Tables found with less confidence than this are tried through candidate lenses (a bent
+cushion fits a straight line poorly; calibration.lens). Kept low: the one real clip found
+between 0.3 and 0.8 (broadcast-8ball game2, 0.45-0.69) takes a mild lens there that costs
+detection (labelled frames 22 -> 20 of 24 found, one false ball)."""
 MIN_CONFIDENCE = 0.01
 """Below this confidence the finder refuses rather than return a table: in practice one
 cushion had no straight edge at all (a fisheye lens bends them; an arm hid one)."""
@@ -74,11 +79,14 @@ class FindOptions:
         prior: what is known of the camera (focal, distortion, height).
         nose_height_mm: height of the cushion nose above the cloth (WPA: 63.5% of the ball
             diameter); 0 treats every found edge as lying on the cloth.
+        lens_search: when no lens is given and the table is found with little confidence,
+            try candidate barrel lenses (calibration.lens).
     """
 
     head: str | None = None
     prior: CameraPrior = field(default_factory=CameraPrior)
     nose_height_mm: float = 36.3
+    lens_search: bool = True
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -150,6 +158,10 @@ def find_table(
             best = finding
     if best is None:
         raise failure or TableNotFoundError("no table found")
+    if options.lens_search and best.confidence < LENS_SEARCH_BELOW:
+        from calibration.lens import search_lens
+
+        best = search_lens(full, table, options, best)
     if best.confidence < MIN_CONFIDENCE:
         raise TableNotFoundError(
             f"only a doubtful table was found (confidence {best.confidence:.3f}): a cushion "
@@ -175,7 +187,9 @@ def _find_through_lens(
     matrix = np.array([[prior.focal_px, 0, centre[0]], [0, prior.focal_px, centre[1]], [0, 0, 1]])
     coefficients = np.asarray(prior.distortion, dtype=np.float64)
     ideal = np.asarray(cv2.undistort(image, matrix, coefficients, None, matrix), dtype=np.uint8)
-    pinhole = FindOptions(options.head, replace(prior, distortion=()), options.nose_height_mm)
+    pinhole = FindOptions(
+        options.head, replace(prior, distortion=()), options.nose_height_mm, False
+    )
     found = find_table([ideal], table, pinhole)
     lens = CameraModel(matrix, np.eye(3), np.zeros(3), (width, height), coefficients)
     names = list(found.calibration.corners_px)
