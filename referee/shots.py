@@ -98,6 +98,8 @@ class ShotRecord:
         unaccounted: (ball, frame last seen) of each ball lost from sight while moving in
             the shot and never seen again, with no removal inferred: it may still be on the
             table, pocketed or off it.
+        cut_short: why the shot ended when the video did with balls still moving (the
+            end's reason, `EventDetector.finish`); None when it ended on its own.
     """
 
     shot: int
@@ -111,23 +113,25 @@ class ShotRecord:
     facts: FactsDict = field(default_factory=dict)
     fact_confidence: dict[str, float] = field(default_factory=dict)
     unaccounted: tuple[tuple[int, int], ...] = ()
+    cut_short: str | None = None
 
     @property
     def confidence(self) -> float:
         """The least sure fact's confidence (1.0 when there is none), lower when a ball is
-        unaccounted for."""
-        lost = UNACCOUNTED_CONFIDENCE if self.unaccounted else 1.0
+        unaccounted for or the video ended with balls still moving."""
+        lost = UNACCOUNTED_CONFIDENCE if self.unaccounted or self.cut_short else 1.0
         return min(lost, *self.fact_confidence.values())
 
     @property
     def uncertain(self) -> tuple[str, ...]:
         """What the facts cannot say, in words (the review shows them)."""
-        return tuple(
+        lost = tuple(
             f"the {'cue ball' if ball == CUE else ball} was lost from sight while moving "
             f"(last seen on frame {frame}) and not seen again: it may have been pocketed or "
             "left the table"
             for ball, frame in self.unaccounted
         )
+        return lost if self.cut_short is None else (*lost, self.cut_short)
 
     def facts_json(self) -> FactsDict:
         """A fresh copy of the facts dict in the rules.md §4 format."""
@@ -197,6 +201,16 @@ class ShotSegmenter:
         self._cancel_false_drops(trackset)
         if self._open is None:
             self._back_on_table(trackset)
+        finished = []
+        for event in sorted(events, key=lambda e: e.time_s):
+            record = self._take(event)
+            if record is not None:
+                finished.append(record)
+        return finished
+
+    def finish(self, events: Iterable[Event]) -> list[ShotRecord]:
+        """Take the events of the end of the input (`EventDetector.finish`); return the shot
+        they end, if one was open."""
         finished = []
         for event in sorted(events, key=lambda e: e.time_s):
             record = self._take(event)
@@ -331,6 +345,7 @@ class ShotSegmenter:
             facts=facts,
             fact_confidence=confidence,
             unaccounted=unaccounted,
+            cut_short=end.reason,
         )
 
     def _unaccounted(self, shot: _OpenShot) -> tuple[tuple[int, int], ...]:

@@ -137,6 +137,21 @@ class EventDetector(KinkExplainer):
             self._last_contact_s = max(self._last_contact_s, *contacts_now)
         return sorted(events, key=lambda e: (e.time_s, e.kind != EventKind.STRIKE, e.kind))
 
+    def finish(self) -> list[Event]:
+        """The end of the input: a shot still open (balls settling, a ball on a lip, balls
+        rolling: then said, at confidence 0.5) ends at the last frame, its lost balls
+        accounted for as at any shot's end, so what was seen is judged, not dropped."""
+        if not self._in_shot or self._last_time is None:
+            return []
+        rolling = bool((self._moving & self._alive).any() or self._pending_starts)
+        self._in_shot = False
+        self._quiet_since = None
+        why = "the video ended while balls were still moving" if rolling else None
+        frame, time_s, sure = self._last_frame, self._last_time, 0.5 if rolling else 1.0
+        end = Event(frame, time_s, EventKind.SHOT_END, confidence=sure, reason=why)
+        events = [end, *self._resolve_losses([end])]
+        return sorted(events, key=lambda e: (e.time_s, e.kind != EventKind.STRIKE, e.kind))
+
     # ----------------------------------------------------------------- bookkeeping
     def _clock(self, time_s: float) -> None:
         if self._last_time is not None and time_s > self._last_time:

@@ -20,7 +20,7 @@ from referee.declarations import DeclarationLog
 from referee.pipeline import Detector, FrameResult, Perceived, Pipeline, PipelineConfig
 from referee.review.annotate import AnnotatedVideo
 from referee.review.history import EvidenceCollector, TrackHistory, table_region_px
-from referee.review.judging import JudgeWorker, JudgeWorkerError, parallel_available
+from referee.review.judging import JudgeWorker, JudgeWorkerError, judge_end, parallel_available
 from referee.review.outputs import ReviewWriter, write_json_atomic
 from referee.review.plot import encode_png, plot_shot
 from referee.review.report import ReportInput, ShotView, render_report
@@ -188,13 +188,20 @@ class Review:
         self._write(frame, result)
 
     def _end_judging(self) -> None:
-        """Write every waiting frame, then take the worker's stage times."""
+        """Write every waiting frame, take the worker's stage times, then write what the end
+        of the video ends (a shot still open: `judging.judge_end`)."""
         if self.worker is None:
-            return
-        while self._waiting:
-            self._judged()
-        self.pipeline.add_times(self.worker.finish())
-        self.worker_cpu_s = self.worker.cpu_s
+            events, shots = judge_end(self.pipeline)
+        else:
+            while self._waiting:
+                self._judged()
+            self.pipeline.add_times(self.worker.finish())
+            self.worker_cpu_s = self.worker.cpu_s
+            events, shots = self.worker.ended
+        self.writer.write_events(events)
+        self.evidence.on_events(events)
+        for shot in shots:
+            self._shot(shot)
 
     def _salvage(self, error: Exception) -> None:
         """After a failure in this process, write the frames the worker was judging, so

@@ -53,8 +53,12 @@ def test_late_drop_from_the_lip_belongs_to_the_shot() -> None:
 
 @pytest.mark.parametrize(
     ("lip_xy", "wait_s"),
-    [(LIP_XY, 5.0), ((1000.0, TABLE.width_mm - TABLE.ball_radius_mm), 0.5)],
-    ids=["on-lip-waits-5s", "on-rail-settles"],
+    [
+        (LIP_XY, 5.0),
+        ((1000.0, TABLE.width_mm - TABLE.ball_radius_mm), 0.5),
+        ((TABLE.ball_radius_mm, 3.0 * TABLE.ball_radius_mm + 60.0), 0.5),
+    ],
+    ids=["on-lip-waits-5s", "on-rail-settles", "by-a-corner-settles"],
 )
 def test_shot_end_waits_only_for_a_ball_on_a_lip(
     lip_xy: tuple[float, float], wait_s: float
@@ -71,3 +75,31 @@ def test_ball_left_on_the_lip_by_an_earlier_shot_does_not_hold_the_next_open() -
     events = _events(None, LIP_XY, arrive_s=0.0)
     end = next(e for e in events if e.kind == EventKind.SHOT_END)
     assert 1.7 <= end.time_s <= 1.7 + 0.5 + 0.6, end
+
+
+@pytest.mark.parametrize("lip_xy", [LIP_XY], ids=["side-lip"])
+def test_the_end_of_the_video_ends_a_shot_waiting_on_a_lip(lip_xy: tuple[float, float]) -> None:
+    """The recording stops 1 s after the balls settled, a ball still on a lip: the shot ends
+    at the last frame (`EventDetector.finish`), once, and a second finish ends nothing."""
+    truth = simulate({0: (700.0, 400.0)}, [(0.2, 0, (1200.0, 0.0))], 2.7, decel_mm_s2=800.0)
+    detector, events = EventDetector(TABLE), []
+    for f, time_s in enumerate(truth.time_s):
+        xy = np.array([truth.xy_mm[f, 0], lip_xy])
+        on = np.array([TrackStatus.ON_TABLE] * 2, dtype=object)
+        balls = 2 if time_s >= 1.0 else 1
+        trackset = TrackSet(
+            f,
+            float(time_s),
+            np.array([0, 10])[:balls],
+            xy[:balls],
+            np.zeros((balls, 2)),
+            np.full((balls, 2), np.nan),
+            on[:balls],
+            xy[:balls],
+        )
+        events += detector.update(trackset)
+    assert not any(e.kind == EventKind.SHOT_END for e in events)
+    ended = detector.finish()
+    assert [e.kind for e in ended] == [EventKind.SHOT_END]
+    assert ended[0].time_s == pytest.approx(float(truth.time_s[-1]))
+    assert detector.finish() == []

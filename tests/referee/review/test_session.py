@@ -100,3 +100,41 @@ def test_max_frames_stops_early_and_completes(tmp_path: Path, parallel: bool) ->
     summary = Review(Frames(), calibration, None, options, BrokenDetector(calibration)).execute()
     assert summary["complete"] is True and summary["frames"] == 10
     assert summary["stage_ms_per_frame"].keys() == {"detect", "track", "events", "shots", "rules"}
+
+
+class StrokeDetector:
+    """Sees the cue ball at rest for half a second, then rolling at 1 m/s to the last frame
+    (the video stops mid-shot)."""
+
+    def __init__(self, calibration: Calibration) -> None:
+        self.camera = calibration.camera
+
+    def detect(self, frame: Frame, hint_xy_px: NDArray[np.floating] | None = None) -> Detections:
+        moved = max(0.0, frame.time_s - 0.5) * 1000.0
+        xy_mm = np.array([[635.0 + moved, 635.0]])
+        probability = np.zeros((1, NUM_CLASSES))
+        probability[0, 0] = 1.0
+        return Detections(
+            self.camera.project(xy_mm, 28.575),
+            xy_mm,
+            np.array([5.0]),
+            np.array([0.99]),
+            probability,
+        )
+
+
+@pytest.mark.parametrize("parallel", [False, True], ids=["one-process", "judged-apart"])
+def test_a_shot_the_video_cuts_short_is_judged_and_flagged(tmp_path: Path, parallel: bool) -> None:
+    """The video ends while the cue ball still rolls: the shot is not dropped; it ends at the
+    last frame, is called, and the call says the video ended mid-shot."""
+    calibration = _calibration()
+    source = Frames()
+    source.frame_count = 60
+    options = ReviewOptions(tmp_path, progress=False, parallel=parallel)
+    Review(source, calibration, None, options, StrokeDetector(calibration)).execute()
+    shots = [json.loads(line) for line in (tmp_path / "shots.jsonl").read_text().splitlines()]
+    assert len(shots) == 1 and shots[0]["frame_end"] == 59
+    assert shots[0]["review"] is True
+    assert any("video ended while balls were still moving" in r for r in shots[0]["review_reasons"])
+    events = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert [e["kind"] for e in events][-1] == "shot_end"
