@@ -103,6 +103,9 @@ def gone_fate(
                 min(along.confidence, GONE_CONFIDENCE),
                 f"{along.reason}; gone from the table when the shot ended",
             )
+        over = over_near_cushion(table, loss, config)
+        if over is not None:
+            return over
     reachable = reachable_pockets(table, loss, config)
     if not reachable:
         return None
@@ -116,6 +119,47 @@ def gone_fate(
         min(loss.confidence, GONE_CONFIDENCE),
         f"lost {distance:.0f} mm from the {name} pocket and gone from the table when the "
         "shot ended: the nearest pocket it could reach",
+    )
+
+
+NEAR_CUSHION_DIAMETERS = 2.0
+"""A ball lost moving this many diameters or less before the cushion its path meets
+vanished at that cushion."""
+
+SOFT_JUMP_FRACTION = 0.5
+"""The share of `EventConfig.off_table_min_speed_mm_s` (a rolling ball's least normal speed
+to clear the nose) a ball that vanished at a cushion, and is gone, must have had along
+that cushion's normal to have left over it: a ball airborne from a hard hit, or one
+struck down onto the nose, needs less than the rolling bound."""
+
+
+def over_near_cushion(table: TableSpec, loss: Loss, config: EventConfig) -> Fate | None:
+    """``ball_off_table`` for a ball lost moving toward a cushion, no further than
+    `NEAR_CUSHION_DIAMETERS` before meeting it, away from every pocket's mouth, at a
+    normal speed of at least `SOFT_JUMP_FRACTION` of the rolling bound, and gone from the
+    table when the shot ended. Bounced back, it would have rolled on over the bed in view
+    and been seen; gone, it left over that cushion (`lost.fate` asks the full rolling
+    bound of a ball that may yet be found). None otherwise."""
+    speed = float(np.linalg.norm(loss.velocity_mm_s))
+    if speed < config.start_min_speed_mm_s:
+        return None
+    direction = loss.velocity_mm_s / speed
+    distance, outward, _ = cushion_ahead(table, loss.xy_mm, direction)
+    if distance > NEAR_CUSHION_DIAMETERS * table.ball_diameter_mm:
+        return None
+    mouth = max(table.corner_mouth_mm, table.side_mouth_mm)
+    at = loss.xy_mm + direction * distance
+    if float(np.min(np.linalg.norm(table.pockets_xy_mm() - at, axis=1))) <= mouth:
+        return None  # at a pocket's mouth: where it went is the pockets' question
+    if speed * outward < SOFT_JUMP_FRACTION * config.off_table_min_speed_mm_s:
+        return None
+    return Fate(
+        EventKind.BALL_OFF_TABLE,
+        loss.time_s + distance / speed,
+        None,
+        min(loss.confidence, GONE_CONFIDENCE),
+        f"lost {distance:.0f} mm before a cushion at {speed * outward / 1000:.1f} m/s along its "
+        "normal and gone from the table when the shot ended: it left over that cushion",
     )
 
 

@@ -168,6 +168,42 @@ def pocket_entry(
     return np.where(found, best, -1).astype(np.int64)
 
 
+def beside_side_mouth(
+    table: TableSpec, xy_mm: NDArray[np.float64], velocity_mm_s: NDArray[np.float64]
+) -> NDArray[np.bool_]:
+    """(N,) whether each ball, on the bed and heading for a side cushion line, crosses that
+    line outside the side pocket's mouth (further than half the mouth and a radius from its
+    middle: clear of the jaw's rounded nose, off which a ball may still rattle in): it
+    meets the cushion beside the pocket, not the pocket, however near the pocket point its
+    path passes (an oblique path passes a side pocket's point closer than it crosses the
+    line: by the sine of its angle to the rail). False for a ball beyond a cushion line, in
+    a side mouth already (between the jaws, nearer the line than a radius), or not closing
+    on a side cushion line.
+
+    Args:
+        table: the table.
+        xy_mm: (N, 2) ball centres, table mm.
+        velocity_mm_s: (N, 2) velocities, mm/s.
+    """
+    xy = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
+    velocity = np.asarray(velocity_mm_s, dtype=np.float64).reshape(-1, 2)
+    on_bed = outside_distance_mm(table, xy) < 0.0
+    # Distance in from the side cushion line the ball is heading for, and its rate.
+    near_far = np.where(velocity[:, 1] < 0.0, xy[:, 1], table.width_mm - xy[:, 1])
+    closing = np.abs(velocity[:, 1])
+    closing_ok = closing > 1e-9
+    time_s = np.where(closing_ok, near_far / np.where(closing_ok, closing, 1.0), np.inf)
+    crossing = xy[:, 0] + velocity[:, 0] * np.where(closing_ok, time_s, 0.0)
+    half = 0.5 * table.side_mouth_mm
+    outside = np.abs(crossing - 0.5 * table.length_mm) > half + table.ball_radius_mm
+    # A centre nearer the line than a radius, between the jaws, is in the mouth already.
+    in_mouth = (np.abs(xy[:, 0] - 0.5 * table.length_mm) <= half) & (
+        np.minimum(xy[:, 1], table.width_mm - xy[:, 1]) < table.ball_radius_mm
+    )
+    result: NDArray[np.bool_] = on_bed & closing_ok & outside & ~in_mouth
+    return result
+
+
 def in_pocket_mouth(table: TableSpec, xy_mm: NDArray[np.float64]) -> NDArray[np.bool_]:
     """(N,) whether each centre lies in a pocket mouth, on the lip: nearer a cushion line than
     half a radius (or beyond it, which the cushion allows only at a mouth) and within a

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from calibration.table import TableSpec
 from tracking.fastnp import true_indices
-from tracking.geometry import outside_distance_mm, pocket_entry
+from tracking.geometry import POCKETS, beside_side_mouth, outside_distance_mm, pocket_entry
 from tracking.identity import log_probabilities
 from tracking.jaws import in_jaws
 from tracking.track_state import PENDING_NONE, PENDING_OFF, PENDING_POCKET, TrackState
@@ -25,6 +25,10 @@ from vision.types import NUM_CLASSES, Detections
 RESPAWN_MIN_SIGHTINGS = 3
 """Detections a removed ball's restarted track must take before it is back in play; fewer,
 then lost, and it was never back (`coast`)."""
+
+
+_SIDE_POCKETS = np.array([i for i, pocket in enumerate(POCKETS) if not pocket.is_corner()])
+"""Indices into `POCKETS` of the side pockets."""
 
 
 def restart(
@@ -59,6 +63,9 @@ def start_pending(
     xy, velocity = state.seen_xy_mm[balls], state.seen_velocity[balls]
     horizon_s = max(config.pocket_horizon_s, 1e-3)
     pocket = pocket_entry(table, xy, velocity, horizon_s, config.pocket_capture_mm)
+    # A side pocket's point passed near on a path that meets the cushion beside its mouth.
+    side = np.isin(pocket, _SIDE_POCKETS) & beside_side_mouth(table, xy, velocity)
+    pocket = np.where(side, -1, pocket)
     # Rattling in the jaws, a ball may be heading anywhere as it drops.
     rattling = in_jaws(table, xy) & (np.hypot(*velocity.T) > config.rest_speed_mm_s)
     pocket = np.where(rattling, np.maximum(pocket, 0), pocket)

@@ -20,8 +20,8 @@ from tracking.accounting import gone_fate, rest_segment
 from tracking.drops import DropExplainer
 from tracking.fastnp import true_indices
 from tracking.geometry import segment_point_distance_mm
-from tracking.history import FloatArray, fit_lines
-from tracking.lost import Fate, Loss, LossBook, fate, taken_over
+from tracking.history import FloatArray
+from tracking.lost import Fate, Loss, LossBook, fate, median_velocity, taken_over
 from tracking.types import Event, EventKind, TrackSet
 
 _STRUCK_CONFIDENCE = 0.6
@@ -128,12 +128,7 @@ class VanishWatcher(DropExplainer):
         """How ``ball`` was moving as it vanished (hidden at rest: not at all)."""
         seen_s = float(self._seen_time[ball])
         if self._moving[ball]:
-            # Fitted over its last frames, but not back into its rest before a recent start.
-            count = self._history.count
-            first = max(count - self._fit_frames - 1, self._start_count.get(ball, 0))
-            times, _, xy = self._history.window(first, count)
-            _, _, v, n = fit_lines(times, xy[:, [ball]])
-            velocity = v[0] if n[0] >= 2 else self._velocity[ball]
+            velocity = self._departure_velocity(ball)
             return Loss(ball, seen_s, self._seen_xy[ball].copy(), velocity, 1.0)
         rest = self._anchor[ball] if np.isfinite(self._anchor[ball, 0]) else self._seen_xy[ball]
         struck = self._struck(ball, rest)
@@ -143,6 +138,21 @@ class VanishWatcher(DropExplainer):
         due = self._history.count + self._fit_frames + 2  # after the paths' own verdict
         self._vanish_contacts.append((due, striker, ball, t_contact))
         return Loss(ball, t_contact, rest.copy(), velocity, _STRUCK_CONFIDENCE, striker)
+
+    def _departure_velocity(self, ball: int) -> FloatArray:
+        """(2,) mm/s: a moving ball's velocity as it vanished, over its last frames but not
+        back into its rest before a recent start (`lost.median_velocity`: one stray
+        sighting does not count); with under three sightings since its start, one frame
+        from before it too (a start is found a frame or two late: with two sightings, one
+        stray one is the whole fit); its filtered velocity with under two."""
+        count = self._history.count
+        start = self._start_count.get(ball, 0)
+        first = max(count - self._fit_frames - 1, start)
+        times, _, xy = self._history.window(first, count)
+        if int(np.isfinite(xy[:, ball, 0]).sum()) < 3 and first == start > 0:
+            times, _, xy = self._history.window(first - 1, count)
+        velocity, n = median_velocity(times, xy[:, ball])
+        return velocity if n >= 2 else self._velocity[ball].copy()
 
     def _struck(self, ball: int, rest: FloatArray) -> tuple[int, float, FloatArray] | None:
         """(striker, contact time, velocity given to ``ball``) when a moving ball's path

@@ -69,6 +69,29 @@ def test_a_gone_ball_driven_hard_at_a_cushion_left_the_table() -> None:
     assert where is not None and where.kind == EventKind.BALL_OFF_TABLE
 
 
+@pytest.mark.parametrize(
+    ("loss", "kind"),
+    [
+        (_loss((40.0, W / 2), (-1400.0, -2100.0)), EventKind.BALL_OFF_TABLE),
+        (_loss((900.0, 60.0), (300.0, -1200.0)), EventKind.BALL_OFF_TABLE),
+        (_loss((40.0, W / 2), (-300.0, -2400.0)), EventKind.BALL_POCKET),
+        (_loss((900.0, 400.0), (600.0, -1800.0)), EventKind.BALL_POCKET),
+    ],
+    ids=["at-the-head-cushion", "at-a-side-cushion", "glancing", "far-from-the-cushion"],
+)
+def test_a_gone_ball_lost_moving_into_a_near_cushion_left_over_it(
+    loss: Loss, kind: EventKind
+) -> None:
+    """Lost a few centimetres before a cushion it met at 1.2 m/s or more along its normal
+    (too soft for a rolling ball to clear it, judged when lost) and never seen again: it
+    left over that cushion. A glancing approach (0.3 m/s along the normal) or a loss far
+    from the cushion says nothing of the kind: the nearest pocket it could reach."""
+    where = gone_fate(TABLE, loss, CONFIG)
+    assert where is not None and where.kind == kind, where
+    assert where.confidence == GONE_CONFIDENCE
+    assert where.time_s >= loss.time_s
+
+
 def test_a_ball_too_slow_to_reach_any_hole_is_hidden_not_gone() -> None:
     loss = _loss((L / 2, W / 2), (80.0, 0.0))
     assert reachable_pockets(TABLE, loss, CONFIG) == []

@@ -80,8 +80,20 @@ def test_start_pending_drop_when_moving_in_the_jaws(
         ((L / 2 + 30.0, -25.0), (-300.0, -2500.0), PENDING_POCKET),
         # Over the foot cushion beside a corner's jaw, heading for the corner.
         ((L + 25.0, 200.0), (500.0, -2500.0), PENDING_OFF),
+        # On the bed, 60 mm from the side pocket's point, driven obliquely (30 degrees to
+        # the rail) into the cushion 120 mm beside its middle: it meets the cushion, not the
+        # pocket, though its path passes the point within 60 mm.
+        ((L / 2 + 224.0, 60.0), (-2600.0, -1500.0), PENDING_NONE),
+        # The same spot, steeper, into the mouth.
+        ((L / 2 + 40.0, 60.0), (-1000.0, -2500.0), PENDING_POCKET),
     ],
-    ids=["over-cushion-by-side-pocket", "in-side-mouth", "over-cushion-by-corner"],
+    ids=[
+        "over-cushion-by-side-pocket",
+        "in-side-mouth",
+        "over-cushion-by-corner",
+        "oblique-beside-side-mouth",
+        "into-side-mouth",
+    ],
 )
 def test_start_pending_off_the_table_over_a_cushion_beside_a_pocket(
     xy: tuple[float, float], velocity: tuple[float, float], want: int

@@ -11,7 +11,7 @@ import pytest
 from referee.shots import FactsDict, facts_with_confidence
 from tests.tracking.builders import TABLE, Noise, run_tracking, simulate
 from tracking.event_config import EventConfig
-from tracking.lost import Loss, LossBook, fate, taken_over
+from tracking.lost import Loss, LossBook, fate, median_velocity, taken_over
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import NUM_CLASSES
 
@@ -109,6 +109,53 @@ def test_no_fate_when_another_ball_lies_on_the_path() -> None:
     loss = _loss((L - 400.0, 330.0), (1000.0, -950.0))
     assert fate(TABLE, loss, NOBODY, CONFIG) is not None
     assert fate(TABLE, loss, others, CONFIG) is None
+
+
+@pytest.mark.parametrize(
+    ("stray", "sightings"),
+    [(None, 3), (1, 3), (0, 5), (3, 5), (None, 2)],
+    ids=["clean-three", "middle-of-three-stray", "first-of-five", "fourth-of-five", "two"],
+)
+def test_median_velocity_follows_the_path_through_one_stray_sighting(
+    stray: int | None, sightings: int
+) -> None:
+    velocity = np.array([1440.0, -1890.0])
+    times = np.arange(sightings, dtype=np.float64) / 30.0
+    xy = np.array([1850.0, 500.0]) + times[:, None] * velocity
+    if stray is not None:
+        xy[stray] += (-110.0, 80.0)  # another ball's detection, two radii off the path
+    found, used = median_velocity(times, xy)
+    np.testing.assert_allclose(found, velocity, atol=1.0)
+    assert used == sightings
+
+
+def test_median_velocity_skips_unseen_rows_and_needs_two_sightings() -> None:
+    times = np.array([0.0, 0.01, 0.02])
+    xy = np.array([[0.0, 0.0], [np.nan, np.nan], [20.0, -10.0]])
+    found, used = median_velocity(times, xy)
+    np.testing.assert_allclose(found, (1000.0, -500.0))
+    assert used == 2
+    alone, used = median_velocity(times[:2], xy[:2])
+    assert used == 1 and not np.any(alone)
+
+
+@pytest.mark.parametrize(
+    ("xy", "velocity", "kind"),
+    [
+        ((L / 2 + 224.0, 60.0), (-3400.0, -2000.0), EventKind.BALL_OFF_TABLE),
+        ((L / 2 + 224.0, W - 60.0), (-3400.0, 2000.0), EventKind.BALL_OFF_TABLE),
+        ((L / 2 + 100.0, 200.0), (-700.0, -2500.0), EventKind.BALL_POCKET),
+    ],
+    ids=["oblique-beside-side-left", "oblique-beside-side-right", "steep-into-side-left"],
+)
+def test_a_ball_lost_heading_obliquely_beside_a_side_pocket_meets_the_cushion(
+    xy: tuple[float, float], velocity: tuple[float, float], kind: EventKind
+) -> None:
+    """Driven at 3.9 m/s, 30 degrees to the rail, into the cushion 120 mm beside the side
+    pocket's middle: its path passes the pocket's point within half the mouth, but it meets
+    the cushion (2 m/s along its normal: off the table), not the pocket."""
+    where = fate(TABLE, _loss(xy, velocity), NOBODY, CONFIG)
+    assert where is not None and where.kind == kind, where
 
 
 def test_loss_checks_its_shapes() -> None:
