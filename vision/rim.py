@@ -86,6 +86,11 @@ def _edge_points(
     clean = ~foreground
     if region.shade is not None:
         clean &= sample(region.shade, points) == 0
+    # Past the searched picture (a window's side, a gap in the mosaic: radius 0) or off the
+    # table's surface the distance is 0 without being cloth: no outline ends there.
+    clean &= sample(region.radius, points) > 0
+    if region.valid is not None:
+        clean &= sample(region.valid, points) > 0
     reach = max(1, round(float(CLEAN_RADII / (RAY_RADII[1] - RAY_RADII[0]))))
     # clean_run[..., k]: samples k+1 .. k+reach are all clean cloth.
     run = np.ones(clean.shape, bool)
