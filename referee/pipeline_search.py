@@ -3,6 +3,8 @@ be moving is lost so that the whole table is searched (`referee.pipeline.Pipelin
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -61,3 +63,88 @@ def cue_in_hand(tracks: TrackSet) -> bool:
     status = tracks.status
     off = status_is(status, TrackStatus.POCKETED) | status_is(status, TrackStatus.OFF_TABLE)
     return not np.any(cue) or bool(np.any(off & cue))
+
+
+REACH_SPACING_WINDOWS = 0.8
+"""Spacing of the window centres that tile a ball's reach, in search-window widths (below 1:
+neighbouring windows overlap, so a ball between two centres lies whole inside one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """How far the detector reaches for balls that may be moving but are unseen.
+
+    Attributes:
+        speed_mm_s: the fastest plausible ball (a hard break's cue ball), mm/s: a ball at
+            rest by its filter but maybe struck (the cue ball) may be this far per second
+            of being unseen from its rest spot.
+        max_radii: the reach stops growing at this many ball radii (past it, the periodic
+            whole-table searches for lost balls take over).
+        window_radii: half-size of one search window, ball radii
+            (`DetectorConfig.hint_window_radii`).
+    """
+
+    speed_mm_s: float
+    max_radii: float
+    window_radii: float
+
+
+def reach_centres(
+    tracks: TrackSet, unseen_s: NDArray[np.float64], step_s: float, table: TableSpec, reach: Reach
+) -> NDArray[np.float64]:
+    """(K, 2) table mm around which to search the next frame so that each unseen ball that
+    may be moving lies inside a window wherever it went: a disc of radius speed times the
+    time it will have been unseen, tiled with window centres (capped at
+    ``reach.max_radii``), around where its filter puts it next frame; a lost cue ball
+    whose filter says it rests (struck, it left its window before the filter saw it move)
+    gets ``reach.speed_mm_s`` around its rest spot.
+
+    Only the cue ball reaches so far: a lost object ball's detections found that way were
+    handed to other balls' tracks (broadcast_pushout's break, 30 frames/s: a potted 8 took
+    the 9 half a table away), while the tracker's own lost-ball searches keep them.
+
+    Args:
+        tracks: this frame's tracks, (N,) balls.
+        unseen_s: (N,) seconds since each ball was last seen (0 when seen now).
+        step_s: seconds to the next frame.
+        table: the table (its size bounds the centres, its ball radius scales the reach).
+        reach: the speeds and sizes.
+    """
+    if len(unseen_s) != len(tracks.ball):
+        raise ValueError(f"unseen_s must have one entry per ball, got {len(unseen_s)}")
+    radius = table.ball_radius_mm
+    speed = np.hypot(tracks.velocity_mm_s[:, 0], tracks.velocity_mm_s[:, 1])
+    speed = np.where(np.isfinite(speed), speed, 0.0)
+    resting_cue = (tracks.ball == CUE) & (speed < reach.speed_mm_s * 0.05)
+    bound = np.where(resting_cue, reach.speed_mm_s, np.minimum(speed, reach.speed_mm_s))
+    coasting = status_is(tracks.status, TrackStatus.OCCLUDED) & (unseen_s > 0.0)
+    coasting &= tracks.ball == CUE
+    reach_mm = np.minimum(bound * (unseen_s + step_s), reach.max_radii * radius)
+    grows = coasting & (reach_mm > reach.window_radii * radius)
+    if not grows.any():
+        return np.zeros((0, 2))
+    ahead = tracks.xy_mm[grows] + np.where(resting_cue[grows, None], 0.0, 1.0) * (
+        tracks.velocity_mm_s[grows] * step_s
+    )
+    spacing = 2.0 * reach.window_radii * radius * REACH_SPACING_WINDOWS
+    centres = np.vstack(
+        [_tiled(c, r, spacing) for c, r in zip(ahead, reach_mm[grows], strict=True)]
+    )
+    inside = (
+        (centres[:, 0] > -radius)
+        & (centres[:, 0] < table.length_mm + radius)
+        & (centres[:, 1] > -radius)
+        & (centres[:, 1] < table.width_mm + radius)
+    )
+    return centres[inside]
+
+
+def _tiled(centre: NDArray[np.float64], reach_mm: float, spacing: float) -> NDArray[np.float64]:
+    """(K, 2) grid points ``spacing`` apart whose windows cover the disc of ``reach_mm``
+    around ``centre``."""
+    steps = int(np.ceil(reach_mm / spacing))
+    offsets = np.arange(-steps, steps + 1) * spacing
+    grid = np.stack(np.meshgrid(offsets, offsets), axis=-1).reshape(-1, 2)
+    near = np.hypot(grid[:, 0], grid[:, 1]) <= reach_mm + 0.5 * spacing
+    tiles: NDArray[np.float64] = centre + grid[near]
+    return tiles

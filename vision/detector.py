@@ -152,6 +152,18 @@ class BallDetector:
             Detections with sub-pixel centres, table positions (NaN when uncalibrated),
             expected radii, confidences and class probabilities.
         """
+        return self.detect_reaching(frame, hint_xy_px, np.zeros((0, 2)))
+
+    def detect_reaching(
+        self,
+        frame: Frame,
+        hint_xy_px: NDArray[np.floating] | None,
+        reach_xy_px: NDArray[np.floating],
+    ) -> Detections:
+        """`detect`, and the windows around (R, 2) pixels ``reach_xy_px`` searched as well,
+        thoroughly: where an unseen ball that may be moving may have gone
+        (`referee.pipeline_search.reach_centres`). No ball is expected at any one of them,
+        so they neither seed candidates nor are remembered as empty."""
         self._check_size(frame)
         if self.cloth is None:
             self.learn_cloth(frame)
@@ -159,11 +171,18 @@ class BallDetector:
             return self._search_table(frame)
         hints = np.asarray(hint_xy_px, np.float64).reshape(-1, 2)
         hints = hints[np.all(np.isfinite(hints), axis=1)]
+        reach = np.asarray(reach_xy_px, np.float64).reshape(-1, 2)
+        reach = reach[np.all(np.isfinite(reach), axis=1)]
         kept, explained = self._recall(frame, hints)
-        if explained.all() and len(kept) == len(self._memory):
+        if explained.all() and len(kept) == len(self._memory) and len(reach) == 0:
             return self._last  # every window as it was: the same balls
         searched = hints[~explained]
         xy, confidence, pixels = self._search_hinted(frame.image, searched)
+        if len(reach):
+            more_xy, more_confidence, more_pixels = self._search(frame.image, reach, True)
+            xy = np.vstack([xy, more_xy])
+            confidence = np.concatenate([confidence, more_confidence])
+            pixels = pixels + more_pixels
         fresh = self._remember(frame, xy, confidence, pixels)
         return self._output(frame, kept, fresh, searched)
 

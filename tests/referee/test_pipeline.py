@@ -543,3 +543,49 @@ def test_a_break_the_segmenter_missed_is_counted_from_its_cushion_events(
     assert shot["call"] is not None
     assert ("CASSE1_FOUR_CUSHIONS" not in shot["call"]["fouls"]) == legal
     assert shot["facts"]["object_balls_to_cushion_on_break"] == len(set(cushioned) - {0})
+
+
+class ReachingDetector(FakeDetector):
+    def __init__(self) -> None:
+        super().__init__()
+        self.reaches: dict[int, NDArray[np.floating]] = {}
+
+    def detect_reaching(
+        self,
+        frame: Frame,
+        hint_xy_px: NDArray[np.floating] | None,
+        reach_xy_px: NDArray[np.floating],
+    ) -> Detections:
+        self.reaches[frame.index] = reach_xy_px
+        return self.detect(frame, hint_xy_px)
+
+
+@pytest.mark.parametrize(
+    ("ball", "expected"),
+    [(0, [3, 4, 5, 6, 7, 8]), (3, [])],
+    ids=["cue-ball-struck-from-rest", "object-ball-hidden"],
+)
+def test_a_lost_cue_ball_is_reached_for_around_its_rest_spot(
+    ball: int, expected: list[int]
+) -> None:
+    # Lost at frame 2 (60 frames/s) with its filter at rest: from frame 3 on, windows tile a
+    # growing disc around its rest spot until lost_cue_wait_s (0.1 s) has passed.
+    detector = ReachingDetector()
+    stages = Stages(
+        tracker=LostAtRestTracker(ball), events=ScriptedEvents({}), segmenter=ScriptedShots({})
+    )
+    config = PipelineConfig(
+        full_search_every_frames=1000,
+        lost_search_every_s=0.0,
+        lost_cue_wait_s=0.1,
+        reach_speed_mm_s=6000.0,
+    )
+    pipeline = Pipeline(_calibration(), config, detector, None, stages)
+    for index in range(14):
+        pipeline.process(_frame(index))
+    assert sorted(detector.reaches) == expected
+    sizes = [len(detector.reaches[i]) for i in expected]
+    assert sizes == sorted(sizes)
+    rest = _calibration().camera.project(np.array([[635.0, 635.0]]), BALL_CENTRE_HEIGHT_MM)
+    for reach in detector.reaches.values():
+        np.testing.assert_allclose(reach.mean(axis=0), rest[0], atol=0.5)

@@ -164,3 +164,18 @@ def test_hinted_racks_are_split_where_the_tracker_expects_more_balls() -> None:
     rows, _ = match(scene, found)
     assert len(rows) >= 9 > without, (len(rows), without)
     assert len(rows) == len(found), "a detection that is no ball"
+
+
+def test_reach_windows_find_a_ball_outside_every_hint_window() -> None:
+    # The cue ball struck from rest: its own hint (its rest spot) is far from where it is;
+    # the reach windows around where it may have gone find it, without seeding phantoms.
+    scene = render_scene(scatter(np.random.default_rng(9), 3), [0, 1, 2], seed=9)
+    detector = BallDetector(scene.calibration, DetectorConfig(reuse_still_windows=False))
+    radius = float(np.median(detector.detect(scene.frame).radius_px))
+    rest = scene.uv_px[0] + np.array([9.0 * radius, 0.0])
+    hints = np.vstack([rest, scene.uv_px[1:]])
+    assert len(detector.detect(scene.frame, hint_xy_px=hints)) == 2
+    reach = scene.uv_px[0] + np.array([[2.0 * radius, 1.0 * radius], [-3.0 * radius, 0.0]])
+    found = detector.detect_reaching(scene.frame, hints, reach)
+    assert len(found) == 3
+    assert np.min(np.linalg.norm(found.xy_px - scene.uv_px[0], axis=1)) < 1.0
