@@ -28,6 +28,8 @@ FloatArray = NDArray[np.float64]
 _VANISH_S = CUE_HIDDEN_S
 """A cue ball last seen at rest this long before the first object ball left vanished when
 it was struck (motion blur); hidden longer, the stroke time is unknown."""
+_CUE_TOP_SPEED_MM_S = 12_000.0
+"""No stroke sends the cue ball faster (a power break is some 9-11 m/s)."""
 
 
 def first_reached(origin_mm: FloatArray, targets_mm: FloatArray, diameter_mm: float) -> int:
@@ -168,6 +170,10 @@ class HiddenStroke(CueTipCheck):
         if leaving:
             detected, ball = min(leaving)
             return self._hidden_stroke(ball, detected, found_s - self._dt)
+        vanished = self._vanished_since(last, found_s, cue_xy[seen[0]])
+        if vanished:
+            t_gone, detected, ball = min(vanished)
+            return self._hidden_stroke(ball, detected, t_gone)
         if speed_mm_s < self.config.strike_min_speed_mm_s:
             return None
         self._in_shot = True
@@ -192,6 +198,36 @@ class HiddenStroke(CueTipCheck):
         unit = out[-1] / reach[-1]
         across = np.abs(out[:, 0] * unit[1] - out[:, 1] * unit[0])
         return bool(np.all(across <= 0.5 * self._diameter))
+
+    def _vanished_since(
+        self, since_s: float, found_s: float, found_mm: FloatArray
+    ) -> list[tuple[float, int, int]]:
+        """(time, push, ball) for each resting object ball last seen on its spot while the
+        cue ball was out of sight (after ``since_s``, its last sighting at rest, and before
+        ``found_s``, when it was found again) and never since: a ball struck at once into a
+        pocket at a low frame rate, never caught moving. Its time is half a frame after its
+        last sighting, its push the first frame without it. Only balls on the side the cue
+        ball went to (found at ``found_mm``) that it could have reached before they vanished,
+        at `_CUE_TOP_SPEED_MM_S`, count."""
+        count = self._history.count
+        times, _, xy = self._history.window(count - self._history.capacity, count)
+        first_push = count - len(times)
+        seen = np.isfinite(xy[:, :, 0])
+        rest = self._anchor[CUE]
+        found = []
+        for ball in true_indices(self._alive & ~self._moving & ~self._displaced):
+            sightings = true_indices(seen[:, ball])
+            if ball == CUE or not len(sightings) or not np.isfinite(self._anchor[ball, 0]):
+                continue
+            t_last = float(times[sightings[-1]])
+            gap = float(np.linalg.norm(self._anchor[ball] - rest)) - self._diameter
+            reach = (t_last + self._dt - since_s) * _CUE_TOP_SPEED_MM_S
+            ahead = float((self._anchor[ball] - rest) @ (found_mm - rest)) > 0.0
+            unseen = since_s < t_last < found_s - 1e-9 and sightings[-1] < len(times) - 1
+            if unseen and gap <= reach and ahead:
+                push = first_push + int(sightings[-1]) + 1
+                found.append((t_last + 0.5 * self._dt, push, int(ball)))
+        return found
 
     def _left_since(self, since_s: float) -> list[tuple[int, int]]:
         """(push of the first displaced sighting, ball) of each object ball that began to
