@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.candidates import DIRECTIONS, SearchRegion, sample
+from vision.candidates import DIRECTIONS, SearchRegion
 
 RAY_RADII = np.linspace(0.5, 1.5, 21)
 """Distances along each ray from the centre, in ball radii, where the maps are sampled."""
@@ -43,9 +43,17 @@ def fit_lit_arcs(
     held = np.zeros(len(centres), bool)
     if len(centres) == 0:
         return centres, held
+    # A ball whose fit fails keeps its centre, so every later step would fail it again:
+    # only the balls still held are refitted.
+    active = np.arange(len(centres))
     for _ in range(ITERATIONS):
-        moved, held = _fit_once(_edge_points(region, centres, radius), radius)
-        centres = np.where(held[:, None], moved + centres, centres)
+        start, size = centres[active], radius[active]
+        moved, ok = _fit_once(_edge_points(region, start, size), size)
+        centres[active] = np.where(ok[:, None], moved + start, start)
+        active = active[ok]
+        if len(active) == 0:
+            break
+    held[active] = True
     shift = np.linalg.norm(centres - xy, axis=1)
     held &= shift <= MAX_SHIFT * radius
     return np.where(held[:, None], centres, xy), held
@@ -83,26 +91,41 @@ def _edge_points(
     points = xy[:, None, None, :] + steps[:, None, :, None] * DIRECTIONS[None, :, None, :]
     distance = _bilinear(region.distance, points)
     foreground = distance > region.threshold
-    clean = ~foreground
-    if region.shade is not None:
-        clean &= sample(region.shade, points) == 0
-    # Past the searched picture (a window's side, a gap in the mosaic: radius 0) or off the
-    # table's surface the distance is 0 without being cloth: no outline ends there.
-    clean &= sample(region.radius, points) > 0
-    if region.valid is not None:
-        clean &= sample(region.valid, points) > 0
+    clean = ~foreground & _on_cloth(region, points)
     reach = max(1, round(float(CLEAN_RADII / (RAY_RADII[1] - RAY_RADII[0]))))
-    # clean_run[..., k]: samples k+1 .. k+reach are all clean cloth.
-    run = np.ones(clean.shape, bool)
-    for shift in range(1, reach + 1):
-        ahead = np.zeros(clean.shape, bool)
-        ahead[..., :-shift] = clean[..., shift:]
-        run &= ahead
-    edge_at = foreground & run
-    edge_at[..., -reach:] = False
-    valid = edge_at.any(axis=2)
-    edge = _sub_pixel(distance, foreground & _up_to(np.argmax(edge_at, axis=2)), region.threshold)
+    # run[..., k]: samples k+1 .. k+reach are all clean cloth (counted, not shifted reach
+    # times); the last reach samples have too few samples past them.
+    dirty = np.zeros((*clean.shape[:2], clean.shape[2] + 1), np.int16)
+    np.cumsum(~clean, axis=2, out=dirty[..., 1:])
+    samples = clean.shape[2]
+    edge_at = np.zeros(clean.shape, bool)
+    if samples > reach:
+        run = dirty[..., reach + 1 :] == dirty[..., 1 : samples - reach + 1]
+        edge_at[..., : samples - reach] = foreground[..., : samples - reach] & run
+    valid: NDArray[np.bool_] = np.asarray(edge_at.any(axis=2), bool)
+    # Rays without an outline point are never used: only the others are placed.
+    first = np.argmax(edge_at[valid], axis=1)
+    edge = np.zeros(valid.shape)
+    edge[valid] = _sub_pixel(distance[valid], foreground[valid] & _up_to(first), region.threshold)
     return edge * radius[:, None], valid
+
+
+def _on_cloth(region: SearchRegion, points: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """(...) whether the nearest pixel of each (..., 2) point is in the searched picture (a
+    window's side, a gap in the mosaic: radius 0, where the distance is 0 without being
+    cloth), on the table's surface and not shade (`vision.candidates.sample`'s rounding)."""
+    height, width = region.distance.shape
+    u = np.rint(points[..., 0]).astype(np.int64)
+    v = np.rint(points[..., 1]).astype(np.int64)
+    rows, cols = np.minimum(np.maximum(v, 0), height - 1), np.minimum(np.maximum(u, 0), width - 1)
+    index = rows * width + cols
+    ok: NDArray[np.bool_] = (cols == u) & (rows == v)
+    ok &= region.radius.ravel().take(index) > 0
+    if region.shade is not None:
+        ok &= region.shade.ravel().take(index) == 0
+    if region.valid is not None:
+        ok &= region.valid.ravel().take(index) > 0
+    return ok
 
 
 def _bilinear(image: NDArray[np.float32], points: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -113,8 +136,11 @@ def _bilinear(image: NDArray[np.float32], points: NDArray[np.float64]) -> NDArra
     v = np.clip(points[..., 1], 0.0, height - 1.001)
     u0, v0 = np.floor(u).astype(np.int64), np.floor(v).astype(np.int64)
     fu, fv = u - u0, v - v0
-    top = image[v0, u0] * (1.0 - fu) + image[v0, u0 + 1] * fu
-    bottom = image[v0 + 1, u0] * (1.0 - fu) + image[v0 + 1, u0 + 1] * fu
+    flat = image.ravel()
+    index = v0 * width + u0
+    top = flat.take(index) * (1.0 - fu) + flat.take(index + 1) * fu
+    index += width
+    bottom = flat.take(index) * (1.0 - fu) + flat.take(index + 1) * fu
     value: NDArray[np.float64] = (top * (1.0 - fv) + bottom * fv).astype(np.float64)
     return value
 
@@ -128,17 +154,17 @@ def _up_to(last: NDArray[np.int64]) -> NDArray[np.bool_]:
 def _sub_pixel(
     distance: NDArray[np.float64], ball: NDArray[np.bool_], threshold: float
 ) -> NDArray[np.float64]:
-    """(K, 32) outline point of each ray, in ball radii from the centre: where the (K, 32, S)
+    """(M,) outline point of each of M rays, in ball radii from the centre: where the (M, S)
     distance last falls through halfway from the ball's inside (the `ball` samples' median)
     to the cloth just past the ball's last sample; blur and the halo of shadow carry the
     threshold's own crossing a pixel outward."""
     samples = len(RAY_RADII)
-    last = samples - 1 - np.argmax(ball[..., ::-1], axis=2)
-    plateau = _masked_median(distance.reshape(-1, samples), ball.reshape(-1, samples))
+    last = samples - 1 - np.argmax(ball[:, ::-1], axis=1)
+    plateau = _masked_median(distance, ball)
     after = _at(distance, np.minimum(last + 1, samples - 1))
-    level = np.maximum(0.5 * (plateau.reshape(last.shape) + after), threshold)
-    above = ball & (distance > level[..., None])
-    j = np.where(above.any(axis=2), samples - 1 - np.argmax(above[..., ::-1], axis=2), last)
+    level = np.maximum(0.5 * (plateau + after), threshold)
+    above = ball & (distance > level[:, None])
+    j = np.where(above.any(axis=1), samples - 1 - np.argmax(above[:, ::-1], axis=1), last)
     inside, outside = _at(distance, j), _at(distance, np.minimum(j + 1, samples - 1))
     fraction = np.clip((inside - level) / np.maximum(inside - outside, 1e-6), 0.0, 1.0)
     edge: NDArray[np.float64] = RAY_RADII[j] + fraction * (RAY_RADII[1] - RAY_RADII[0])
@@ -146,8 +172,8 @@ def _sub_pixel(
 
 
 def _at(values: NDArray[np.float64], index: NDArray[np.int64]) -> NDArray[np.float64]:
-    """(K, 32) values of (K, 32, S) `values` at each ray's sample `index`."""
-    picked: NDArray[np.float64] = np.take_along_axis(values, index[..., None], axis=2)[..., 0]
+    """(M,) values of (M, S) `values` at each row's column `index` (M,)."""
+    picked: NDArray[np.float64] = values[np.arange(len(values)), index]
     return picked
 
 
@@ -184,5 +210,5 @@ def _masked_median(values: NDArray[np.float64], use: NDArray[np.bool_]) -> NDArr
     ordered = np.sort(np.where(use, values, np.inf), axis=1)
     count = use.sum(axis=1)
     middle = np.maximum(count - 1, 0) // 2
-    median: NDArray[np.float64] = np.take_along_axis(ordered, middle[:, None], axis=1)[:, 0]
+    median: NDArray[np.float64] = _at(ordered, middle)
     return np.where(count > 0, median, np.inf)
