@@ -191,8 +191,9 @@ def _round_balls(
         fitted, placed = fit_lit_arcs(region, xy, radius)
         # A ball whose rim is foreground all round has an unbiased centroid, more
         # precise than the fit's few edge points (a white ball seen from above).
-        whole = rim_shares(region, xy, radius)[0] >= WHOLE_RIM
-        xy = np.where((placed & ~whole)[:, None], fitted, xy)
+        held = np.flatnonzero(placed)
+        moved = held[rim_shares(region, xy[held], radius[held])[0] < WHOLE_RIM]
+        xy[moved] = fitted[moved]
     faint &= ~placed
     if faint.any():
         # A ball of the cloth's colour shows only its rim, highlight and number: its

@@ -67,15 +67,16 @@ def _fit_once(
     edge, valid = edges
     # |p - c| ~ e - u.(c - c0) near c0: solve u.delta = e - r in least squares.
     target = np.where(valid, edge - radius[:, None], 0.0)
-    delta = _solve(DIRECTIONS, target, valid)
+    delta = _solve(_scatter(valid), target, valid)
     residual = np.abs(target - delta @ DIRECTIONS.T)
     # Trim the worst points once (a neighbour's or a highlight's edge) and solve again.
     limit = np.maximum(2.5 * _masked_median(residual, valid), 0.08 * radius)
     keep = valid & (residual <= limit[:, None])
-    delta = _solve(DIRECTIONS, np.where(keep, target, 0.0), keep)
+    scatter = _scatter(keep)
+    delta = _solve(scatter, np.where(keep, target, 0.0), keep)
     residual = np.abs(target - delta @ DIRECTIONS.T)
     count = keep.sum(axis=1)
-    spread = _spread(keep)
+    spread = _spread(scatter)
     ok = (count >= MIN_POINTS) & (spread >= MIN_SPREAD * np.maximum(count, 1))
     ok &= _masked_median(residual, keep) <= MAX_RESIDUAL * radius
     ok &= np.all(np.isfinite(delta), axis=1)
@@ -87,11 +88,12 @@ def _edge_points(
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """(K, 32) distance from the centre of each ray's outline point, px, and (K, 32) whether
     the ray has one: the first place its foreground ends on clean cloth."""
-    steps = radius[:, None] * RAY_RADII[None, :]
-    points = xy[:, None, None, :] + steps[:, None, :, None] * DIRECTIONS[None, :, None, :]
-    distance = _bilinear(region.distance, points)
+    steps = radius[:, None, None] * RAY_RADII[None, None, :]
+    us = xy[:, 0, None, None] + steps * DIRECTIONS[None, :, 0, None]
+    vs = xy[:, 1, None, None] + steps * DIRECTIONS[None, :, 1, None]
+    distance = _bilinear(region.distance, us, vs)
     foreground = distance > region.threshold
-    clean = ~foreground & _on_cloth(region, points)
+    clean = ~foreground & _on_cloth(region, us, vs)
     reach = max(1, round(float(CLEAN_RADII / (RAY_RADII[1] - RAY_RADII[0]))))
     # run[..., k]: samples k+1 .. k+reach are all clean cloth (counted, not shifted reach
     # times); the last reach samples have too few samples past them.
@@ -110,13 +112,16 @@ def _edge_points(
     return edge * radius[:, None], valid
 
 
-def _on_cloth(region: SearchRegion, points: NDArray[np.float64]) -> NDArray[np.bool_]:
-    """(...) whether the nearest pixel of each (..., 2) point is in the searched picture (a
-    window's side, a gap in the mosaic: radius 0, where the distance is 0 without being
-    cloth), on the table's surface and not shade (`vision.candidates.sample`'s rounding)."""
+def _on_cloth(
+    region: SearchRegion, us: NDArray[np.float64], vs: NDArray[np.float64]
+) -> NDArray[np.bool_]:
+    """(...) whether the nearest pixel of each point (`us`, `vs` (...)) is in the searched
+    picture (a window's side, a gap in the mosaic: radius 0, where the distance is 0 without
+    being cloth), on the table's surface and not shade (`vision.candidates.sample`'s
+    rounding)."""
     height, width = region.distance.shape
-    u = np.rint(points[..., 0]).astype(np.int64)
-    v = np.rint(points[..., 1]).astype(np.int64)
+    u = np.rint(us).astype(np.int64)
+    v = np.rint(vs).astype(np.int64)
     rows, cols = np.minimum(np.maximum(v, 0), height - 1), np.minimum(np.maximum(u, 0), width - 1)
     index = rows * width + cols
     ok: NDArray[np.bool_] = (cols == u) & (rows == v)
@@ -128,12 +133,15 @@ def _on_cloth(region: SearchRegion, points: NDArray[np.float64]) -> NDArray[np.b
     return ok
 
 
-def _bilinear(image: NDArray[np.float32], points: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Bilinear values of a (H, W) map at (..., 2) points (u, v), clamped to the map: the
+def _bilinear(
+    image: NDArray[np.float32], us: NDArray[np.float64], vs: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Bilinear values of a (H, W) map at points (`us`, `vs` (...)), clamped to the map: the
     outline's sub-pixel place needs more than the nearest pixel's value."""
     height, width = image.shape
-    u = np.clip(points[..., 0], 0.0, width - 1.001)
-    v = np.clip(points[..., 1], 0.0, height - 1.001)
+    # np.minimum/np.maximum: np.clip's per-call overhead dominates on these small arrays.
+    u = np.minimum(np.maximum(us, 0.0), width - 1.001)
+    v = np.minimum(np.maximum(vs, 0.0), height - 1.001)
     u0, v0 = np.floor(u).astype(np.int64), np.floor(v).astype(np.int64)
     fu, fv = u - u0, v - v0
     flat = image.ravel()
@@ -177,14 +185,20 @@ def _at(values: NDArray[np.float64], index: NDArray[np.int64]) -> NDArray[np.flo
     return picked
 
 
-def _solve(
-    directions: NDArray[np.float64], target: NDArray[np.float64], use: NDArray[np.bool_]
-) -> NDArray[np.float64]:
-    """(K, 2) least-squares delta with directions (32, 2) . delta = target (K, 32) over the
-    used rays; NaN where the system is singular."""
+def _scatter(use: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """(K, 2, 2) scatter matrix of the directions of each ball's (K, 32) used rays."""
     weight = use.astype(np.float64)
-    a = np.einsum("kn,ni,nj->kij", weight, directions, directions)
-    b = np.einsum("kn,kn,ni->ki", weight, target, directions)
+    scatter: NDArray[np.float64] = np.einsum("kn,ni,nj->kij", weight, DIRECTIONS, DIRECTIONS)
+    return scatter
+
+
+def _solve(
+    a: NDArray[np.float64], target: NDArray[np.float64], use: NDArray[np.bool_]
+) -> NDArray[np.float64]:
+    """(K, 2) least-squares delta with DIRECTIONS (32, 2) . delta = target (K, 32) over the
+    used rays, whose (K, 2, 2) `_scatter` is `a`; NaN where the system is singular."""
+    weight = use.astype(np.float64)
+    b = np.einsum("kn,kn,ni->ki", weight, target, DIRECTIONS)
     det = a[:, 0, 0] * a[:, 1, 1] - a[:, 0, 1] * a[:, 1, 0]
     safe = np.abs(det) > 1e-9
     det = np.where(safe, det, 1.0)
@@ -195,10 +209,8 @@ def _solve(
     return out
 
 
-def _spread(use: NDArray[np.bool_]) -> NDArray[np.float64]:
-    """(K,) smallest eigenvalue of the used rays' direction scatter matrix."""
-    weight = use.astype(np.float64)
-    a = np.einsum("kn,ni,nj->kij", weight, DIRECTIONS, DIRECTIONS)
+def _spread(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(K,) smallest eigenvalue of the used rays' (K, 2, 2) direction scatter matrix `a`."""
     half_trace = 0.5 * (a[:, 0, 0] + a[:, 1, 1])
     gap = np.sqrt(np.maximum(half_trace**2 - (a[:, 0, 0] * a[:, 1, 1] - a[:, 0, 1] ** 2), 0.0))
     smallest: NDArray[np.float64] = half_trace - gap
