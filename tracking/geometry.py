@@ -207,7 +207,8 @@ def beside_side_mouth(
 def in_pocket_mouth(table: TableSpec, xy_mm: NDArray[np.float64]) -> NDArray[np.bool_]:
     """(N,) whether each centre lies in a pocket mouth, on the lip: nearer a cushion line than
     half a radius (or beyond it, which the cushion allows only at a mouth) and within a
-    mouth's width of a pocket point.
+    mouth's width of a pocket point, or within half a mouth of a corner pocket's point (past
+    the jaws, over the hole, where a centre is far from both cushion lines).
 
     Args:
         table: the table.
@@ -219,7 +220,10 @@ def in_pocket_mouth(table: TableSpec, xy_mm: NDArray[np.float64]) -> NDArray[np.
     mouth = np.array(
         [table.corner_mouth_mm if p.is_corner() else table.side_mouth_mm for p in POCKETS]
     )
-    result: NDArray[np.bool_] = near_line & (distance <= mouth[None, :]).any(axis=1)
+    corner = np.array([p.is_corner() for p in POCKETS])
+    # Past a corner's jaws, over the hole, a centre is far from both cushion lines.
+    deep = (distance[:, corner] <= 0.5 * table.corner_mouth_mm).any(axis=1)
+    result: NDArray[np.bool_] = (near_line & (distance <= mouth[None, :]).any(axis=1)) | deep
     return result
 
 

@@ -11,6 +11,9 @@ from tracking.types import Event, EventKind, TrackSet, TrackStatus
 
 LIP_XY = (TABLE.length_mm / 2.0 - 15.0, TABLE.width_mm + 3.0)
 """A centre in the right side pocket's mouth, just beyond the cushion line."""
+CORNER_XY = (0.6 * TABLE.ball_radius_mm, 0.6 * TABLE.ball_radius_mm)
+"""A centre past a corner pocket's jaws, over the hole: over half a radius from both
+cushion lines (a scripted late drop rests there)."""
 
 
 def _events(
@@ -55,10 +58,11 @@ def test_late_drop_from_the_lip_belongs_to_the_shot() -> None:
     ("lip_xy", "wait_s"),
     [
         (LIP_XY, 5.0),
+        (CORNER_XY, 5.0),
         ((1000.0, TABLE.width_mm - TABLE.ball_radius_mm), 0.5),
         ((TABLE.ball_radius_mm, 3.0 * TABLE.ball_radius_mm + 60.0), 0.5),
     ],
-    ids=["on-lip-waits-5s", "on-rail-settles", "by-a-corner-settles"],
+    ids=["on-lip-waits-5s", "deep-in-a-corner-waits-5s", "on-rail-settles", "by-a-corner-settles"],
 )
 def test_shot_end_waits_only_for_a_ball_on_a_lip(
     lip_xy: tuple[float, float], wait_s: float
@@ -77,7 +81,7 @@ def test_ball_left_on_the_lip_by_an_earlier_shot_does_not_hold_the_next_open() -
     assert 1.7 <= end.time_s <= 1.7 + 0.5 + 0.6, end
 
 
-@pytest.mark.parametrize("lip_xy", [LIP_XY], ids=["side-lip"])
+@pytest.mark.parametrize("lip_xy", [LIP_XY, CORNER_XY], ids=["side-lip", "corner-lip"])
 def test_the_end_of_the_video_ends_a_shot_waiting_on_a_lip(lip_xy: tuple[float, float]) -> None:
     """The recording stops 1 s after the balls settled, a ball still on a lip: the shot ends
     at the last frame (`EventDetector.finish`), once, and a second finish ends nothing."""
