@@ -93,14 +93,15 @@ def _edge_points(
     vs = xy[:, 1, None, None] + steps * DIRECTIONS[None, :, 1, None]
     distance = _bilinear(region.distance, us, vs)
     foreground = distance > region.threshold
-    clean = ~foreground & _on_cloth(region, us, vs)
+    # Not clean cloth: foreground, shade, or no cloth at all.
+    dirty_at = foreground | ~_on_cloth(region, us, vs)
     reach = max(1, round(float(CLEAN_RADII / (RAY_RADII[1] - RAY_RADII[0]))))
     # run[..., k]: samples k+1 .. k+reach are all clean cloth (counted, not shifted reach
     # times); the last reach samples have too few samples past them.
-    dirty = np.zeros((*clean.shape[:2], clean.shape[2] + 1), np.int16)
-    np.cumsum(~clean, axis=2, out=dirty[..., 1:])
-    samples = clean.shape[2]
-    edge_at = np.zeros(clean.shape, bool)
+    samples = dirty_at.shape[2]
+    dirty = np.zeros((*dirty_at.shape[:2], samples + 1), np.int16)
+    np.cumsum(dirty_at, axis=2, out=dirty[..., 1:])
+    edge_at = np.zeros(dirty_at.shape, bool)
     if samples > reach:
         run = dirty[..., reach + 1 :] == dirty[..., 1 : samples - reach + 1]
         edge_at[..., : samples - reach] = foreground[..., : samples - reach] & run
@@ -142,14 +143,15 @@ def _bilinear(
     # np.minimum/np.maximum: np.clip's per-call overhead dominates on these small arrays.
     u = np.minimum(np.maximum(us, 0.0), width - 1.001)
     v = np.minimum(np.maximum(vs, 0.0), height - 1.001)
-    u0, v0 = np.floor(u).astype(np.int64), np.floor(v).astype(np.int64)
+    u0, v0 = np.floor(u), np.floor(v)
     fu, fv = u - u0, v - v0
     flat = image.ravel()
-    index = v0 * width + u0
-    top = flat.take(index) * (1.0 - fu) + flat.take(index + 1) * fu
+    index = v0.astype(np.int64) * width + u0.astype(np.int64)
+    left = 1.0 - fu
+    top = flat.take(index) * left + flat.take(index + 1) * fu
     index += width
-    bottom = flat.take(index) * (1.0 - fu) + flat.take(index + 1) * fu
-    value: NDArray[np.float64] = (top * (1.0 - fv) + bottom * fv).astype(np.float64)
+    bottom = flat.take(index) * left + flat.take(index + 1) * fu
+    value: NDArray[np.float64] = top * (1.0 - fv) + bottom * fv
     return value
 
 
