@@ -169,7 +169,9 @@ def test_review_of_the_real_top_down_clips(reviewed_real_clips: dict[str, ClipSc
     (simulation_vs_reality_1_0008_0011's missed: the cue's tip over the cue ball's spot on
     the stroke frame), their first contacts right 3/3; pockets right 2/3
     (simulation_vs_reality_1_0028_0032 adds a false pot: a ghost ball on the player's arm
-    "drops" in the far side pocket); ball-frames found 241/252, cue ball named in 162/172."""
+    "drops" in the far side pocket); ball-frames found 241/252, cue ball named in 162/172.
+    At c0167d2 (the tip read as the cue ball no longer hides the stroke): strokes 4/4, first
+    contacts 4/4, pockets 3/4 (the arm's ghost pot stays), ball-frames 239/252."""
     for name, score in sorted(reviewed_real_clips.items()):
         print(score.row(name), *score.notes, sep="\n    ")
     top = ClipScore()
@@ -177,10 +179,10 @@ def test_review_of_the_real_top_down_clips(reviewed_real_clips: dict[str, ClipSc
         if "game" not in name and name != "found all":
             top.add(score)
     assert top.strokes == 4
-    assert top.strokes_found >= 3
+    assert top.strokes_found >= 4
     assert top.extra_shots == 0
     assert top.contacts_right == top.strokes_found
-    assert top.pots_right >= 2
+    assert top.pots_right >= 3
     assert top.recall >= 0.93
     assert top.cue_frames_named >= 0.9 * top.cue_frames
 
@@ -193,11 +195,13 @@ def test_review_of_the_televised_clips(reviewed_real_clips: dict[str, ClipScore]
     never gets a track, its "cue" track sits on a white striped ball; game2's stroke is
     struck at frame 12 but the clip ends before the balls have rested long enough to end the
     shot, and an open shot is not written), no false shot; ball-frames found 33/54 (at most
-    11 a frame can be tracked: 44/54)."""
+    11 a frame can be tracked: 44/54). At c0167d2 a shot still open when the video ends is
+    judged: game2's stroke is found with its first contact and pocket; ball-frames 32/54."""
     televised = ClipScore()
     for name in ("found game1_clip1", "found game2_clip1"):
         televised.add(reviewed_real_clips[name])
     print(televised.row("televised"))
     assert televised.strokes == 2
+    assert televised.strokes_found >= 1
     assert televised.extra_shots == 0
-    assert televised.recall >= 0.6
+    assert televised.recall >= 0.55
