@@ -201,22 +201,14 @@ class ShotSegmenter:
         self._cancel_false_drops(trackset)
         if self._open is None:
             self._back_on_table(trackset)
-        finished = []
-        for event in sorted(events, key=lambda e: e.time_s):
-            record = self._take(event)
-            if record is not None:
-                finished.append(record)
-        return finished
+        return self.finish(events)
 
     def finish(self, events: Iterable[Event]) -> list[ShotRecord]:
-        """Take the events of the end of the input (`EventDetector.finish`); return the shot
-        they end, if one was open."""
-        finished = []
-        for event in sorted(events, key=lambda e: e.time_s):
-            record = self._take(event)
-            if record is not None:
-                finished.append(record)
-        return finished
+        """Take events with no new tracks (those of the end of the input,
+        `EventDetector.finish`, or of a frame whose tracks were taken); return the shots
+        they end."""
+        records = (self._take(event) for event in sorted(events, key=lambda e: e.time_s))
+        return [record for record in records if record is not None]
 
     def _back_on_table(self, trackset: TrackSet) -> None:
         """Balls removed by an earlier shot that are seen on the bed again (a spotted 10)."""

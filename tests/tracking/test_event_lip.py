@@ -16,6 +16,21 @@ CORNER_XY = (0.6 * TABLE.ball_radius_mm, 0.6 * TABLE.ball_radius_mm)
 cushion lines (a scripted late drop rests there)."""
 
 
+def _trackset(frame: int, time_s: float, xy: np.ndarray, status: list[TrackStatus]) -> TrackSet:
+    """The cue ball then the 10 (as many as ``xy`` rows) at rest, with these statuses."""
+    balls = len(xy)
+    return TrackSet(
+        frame,
+        time_s,
+        np.array([0, 10])[:balls],
+        xy,
+        np.zeros((balls, 2)),
+        np.full((balls, 2), np.nan),
+        np.array(status, dtype=object),
+        xy,
+    )
+
+
 def _events(
     drop_s: float | None, lip_xy: tuple[float, float], arrive_s: float = 1.0
 ) -> list[Event]:
@@ -30,17 +45,7 @@ def _events(
         xy = np.array([truth.xy_mm[f, 0], lip_xy]) + rng.normal(0.0, 0.7, (2, 2))
         status = [TrackStatus.ON_TABLE, TrackStatus.POCKETED if dropped else TrackStatus.ON_TABLE]
         balls = 2 if time_s >= arrive_s else 1
-        trackset = TrackSet(
-            f,
-            float(time_s),
-            np.array([0, 10])[:balls],
-            xy[:balls],
-            np.zeros((balls, 2)),
-            np.full((balls, 2), np.nan),
-            np.array(status[:balls], dtype=object),
-            xy[:balls],
-        )
-        events += detector.update(trackset)
+        events += detector.update(_trackset(f, float(time_s), xy[:balls], status[:balls]))
     return events
 
 
@@ -89,19 +94,9 @@ def test_the_end_of_the_video_ends_a_shot_waiting_on_a_lip(lip_xy: tuple[float, 
     detector, events = EventDetector(TABLE), []
     for f, time_s in enumerate(truth.time_s):
         xy = np.array([truth.xy_mm[f, 0], lip_xy])
-        on = np.array([TrackStatus.ON_TABLE] * 2, dtype=object)
         balls = 2 if time_s >= 1.0 else 1
-        trackset = TrackSet(
-            f,
-            float(time_s),
-            np.array([0, 10])[:balls],
-            xy[:balls],
-            np.zeros((balls, 2)),
-            np.full((balls, 2), np.nan),
-            on[:balls],
-            xy[:balls],
-        )
-        events += detector.update(trackset)
+        on = [TrackStatus.ON_TABLE] * balls
+        events += detector.update(_trackset(f, float(time_s), xy[:balls], on))
     assert not any(e.kind == EventKind.SHOT_END for e in events)
     ended = detector.finish()
     assert [e.kind for e in ended] == [EventKind.SHOT_END]

@@ -49,6 +49,16 @@ class Frames:
         pass
 
 
+def _cue_ball(camera: CameraModel, x_mm: float) -> Detections:
+    """The cue ball seen at (``x_mm``, 635) on the table."""
+    xy_mm = np.array([[x_mm, 635.0]])
+    probability = np.zeros((1, NUM_CLASSES))
+    probability[0, 0] = 1.0
+    return Detections(
+        camera.project(xy_mm, 28.575), xy_mm, np.array([5.0]), np.array([0.99]), probability
+    )
+
+
 class BrokenDetector:
     """Sees the cue ball at rest, then fails at frame 25."""
 
@@ -58,16 +68,7 @@ class BrokenDetector:
     def detect(self, frame: Frame, hint_xy_px: NDArray[np.floating] | None = None) -> Detections:
         if frame.index == 25:
             raise RuntimeError("detector crashed")
-        xy_mm = np.array([[635.0, 635.0]])
-        probability = np.zeros((1, NUM_CLASSES))
-        probability[0, 0] = 1.0
-        return Detections(
-            self.camera.project(xy_mm, 28.575),
-            xy_mm,
-            np.array([5.0]),
-            np.array([0.99]),
-            probability,
-        )
+        return _cue_ball(self.camera, 635.0)
 
 
 @pytest.mark.parametrize("parallel", [False, True], ids=["one-process", "judged-apart"])
@@ -110,17 +111,7 @@ class StrokeDetector:
         self.camera = calibration.camera
 
     def detect(self, frame: Frame, hint_xy_px: NDArray[np.floating] | None = None) -> Detections:
-        moved = max(0.0, frame.time_s - 0.5) * 1000.0
-        xy_mm = np.array([[635.0 + moved, 635.0]])
-        probability = np.zeros((1, NUM_CLASSES))
-        probability[0, 0] = 1.0
-        return Detections(
-            self.camera.project(xy_mm, 28.575),
-            xy_mm,
-            np.array([5.0]),
-            np.array([0.99]),
-            probability,
-        )
+        return _cue_ball(self.camera, 635.0 + max(0.0, frame.time_s - 0.5) * 1000.0)
 
 
 @pytest.mark.parametrize("parallel", [False, True], ids=["one-process", "judged-apart"])
