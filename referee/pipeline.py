@@ -314,6 +314,22 @@ class Pipeline:
         }
         return events, shots, timing
 
+    def judge_end(self) -> tuple[tuple[Event, ...], tuple[ShotResult, ...]]:
+        """The end of the input: a shot still open ends at the last frame judged and is
+        called, so a recording that stops before its last shot settled (a ball on a pocket
+        lip, balls still rolling) loses nothing. Stages without ``finish`` end nothing.
+
+        Returns:
+            The events of the end and the shot they end, judged (empty when none was open).
+        """
+        finish_events = getattr(self.events, "finish", None)
+        finish_shots = getattr(self.segmenter, "finish", None)
+        if finish_events is None or finish_shots is None:
+            return (), ()
+        events = tuple(finish_events())
+        records = finish_shots(list(events))
+        return events, tuple(self.calls.judge(shot_input(r)) for r in records)
+
     def add_times(self, timing_ms: dict[str, float]) -> None:
         """Add milliseconds per stage to the totals (`judge` run elsewhere adds its own)."""
         for stage, ms in timing_ms.items():
@@ -378,11 +394,13 @@ class Pipeline:
     def _reach(self, tracks: TrackSet, step_s: float) -> NDArray[np.float64]:
         """(R, 2) pixels whose windows the detector also searches next frame: where unseen
         balls that may be moving may be (`PipelineConfig.reach_speed_mm_s`)."""
+        config = self.config
+        if config.reach_speed_mm_s <= 0.0:
+            return np.zeros((0, 2))
         on_bed = status_is(tracks.status, TrackStatus.ON_TABLE)
         for ball in tracks.ball[on_bed]:
             self._seen_s[int(ball)] = tracks.time_s
-        config = self.config
-        if config.reach_speed_mm_s <= 0.0 or step_s <= 0.0:
+        if step_s <= 0.0:
             return np.zeros((0, 2))
         seen = np.array([self._seen_s.get(int(b), tracks.time_s) for b in tracks.ball])
         unseen_s = tracks.time_s - seen.reshape(-1)

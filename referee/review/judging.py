@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from referee.pipeline import Pipeline, shot_input
+from referee.pipeline import Pipeline
 from referee.pipeline_calls import ShotResult
 from tracking.types import Event, TrackSet, TrackStatus
 
@@ -74,26 +74,9 @@ def parallel_available() -> bool:
     return (cores or 1) >= 2 and fork and sys.platform.startswith("linux")
 
 
-def judge_end(pipeline: Pipeline) -> Judged:
-    """The end of the input: a shot still open ends at the last frame judged and is called,
-    so a recording that stops before its last shot settled (a ball resting on a pocket lip,
-    balls still rolling) loses nothing. Stages without a ``finish`` method end nothing.
-
-    Returns:
-        The events of the end and the shot they end, judged (empty when none was open).
-    """
-    finish_events = getattr(pipeline.events, "finish", None)
-    finish_shots = getattr(pipeline.segmenter, "finish", None)
-    if finish_events is None or finish_shots is None:
-        return (), ()
-    events = tuple(finish_events())
-    records = finish_shots(list(events))
-    return events, tuple(pipeline.calls.judge(shot_input(r)) for r in records)
-
-
 def _serve(conn: Connection, parent_end: Connection, pipeline: Pipeline) -> None:
     """The worker's loop: tracks in, (events, shots) out; at the end the stage totals, the
-    worker's CPU seconds and what the end of the input ends (`judge_end`). The main
+    worker's CPU seconds and what the end of the input ends (`Pipeline.judge_end`). The main
     process's end of the pipe is closed here, so the worker sees the end of input if the main
     process dies."""
     parent_end.close()
@@ -104,7 +87,7 @@ def _serve(conn: Connection, parent_end: Connection, pipeline: Pipeline) -> None
             for stage, ms in timing.items():
                 totals[stage] = totals.get(stage, 0.0) + ms
             conn.send(("judged", (events, shots)))
-        ended = judge_end(pipeline)
+        ended = pipeline.judge_end()
         conn.send(("totals", (totals, time.process_time(), ended)))
     except EOFError:  # the main process is gone: nobody to answer
         pass
@@ -139,7 +122,7 @@ class JudgeWorker:
         self.cpu_s = 0.0
         """The worker's CPU seconds, known after `finish`."""
         self.ended: Judged = ((), ())
-        """The events and the shot the end of the input ended (`judge_end`), known
+        """The events and the shot the end of the input ended (`Pipeline.judge_end`), known
         after `finish`."""
 
     def submit(self, tracks: TrackSet) -> None:

@@ -20,7 +20,7 @@ from referee.declarations import DeclarationLog
 from referee.pipeline import Detector, FrameResult, Perceived, Pipeline, PipelineConfig
 from referee.review.annotate import AnnotatedVideo
 from referee.review.history import EvidenceCollector, TrackHistory, table_region_px
-from referee.review.judging import JudgeWorker, JudgeWorkerError, judge_end, parallel_available
+from referee.review.judging import JudgeWorker, JudgeWorkerError, parallel_available
 from referee.review.outputs import ReviewWriter, write_json_atomic
 from referee.review.plot import encode_png, plot_shot
 from referee.review.report import ReportInput, ShotView, render_report
@@ -189,9 +189,9 @@ class Review:
 
     def _end_judging(self) -> None:
         """Write every waiting frame, take the worker's stage times, then write what the end
-        of the video ends (a shot still open: `judging.judge_end`)."""
+        of the video ends (a shot still open: `Pipeline.judge_end`)."""
         if self.worker is None:
-            events, shots = judge_end(self.pipeline)
+            events, shots = self.pipeline.judge_end()
         else:
             while self._waiting:
                 self._judged()
