@@ -4,9 +4,9 @@ The state of one ball is ``[x, y, vx, vy]`` (table mm and mm/s on the ball-centr
 the measurement is ``[x, y]``. Means are ``(N, 4)`` and covariances ``(N, 4, 4)``, all
 float64, so one call predicts or updates every ball (ultralytics ``multi_predict``). The
 matrices follow filterpy's textbook formulation (Labbe, *Kalman and Bayesian Filters in
-Python*): ``F`` the state transition, ``Q`` the process noise from
-``filterpy.common.Q_discrete_white_noise``, ``H`` the measurement function, ``R`` the
-measurement noise, ``S`` the innovation covariance and ``K`` the Kalman gain.
+Python*): ``F`` the state transition, ``Q`` the process noise of
+``filterpy.common.Q_discrete_white_noise`` (written out here), ``H`` the measurement
+function, ``R`` the measurement noise, ``S`` the innovation covariance and ``K`` the Kalman gain.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from filterpy.common import Q_discrete_white_noise
 from numpy.typing import NDArray
 
 STATE_DIM = 4
@@ -55,13 +54,13 @@ def transition_matrix(dt_s: float) -> Float64Array:
 
 @lru_cache(maxsize=64)
 def _process_noise_cached(dt_s: float, acceleration_std_mm_s2: float) -> Float64Array:
-    Q: Float64Array = Q_discrete_white_noise(
-        dim=2,
-        dt=dt_s,
-        var=acceleration_std_mm_s2**2,
-        block_size=2,
-        order_by_dim=False,
-    )
+    # filterpy's Q_discrete_white_noise(dim=2, dt, var, block_size=2, order_by_dim=False),
+    # written out: the same products in the same order, so the same bits (a test holds them
+    # to filterpy's), without importing filterpy, whose package import pulls in scipy.stats
+    # (about a second of every command's start).
+    # Q = G Gᵀ var with G = [dt²/2, dt] per axis, state ordered [x, y, vx, vy].
+    per_axis = np.array([[0.25 * dt_s**4, 0.5 * dt_s**3], [0.5 * dt_s**3, dt_s**2]])
+    Q: Float64Array = np.kron(per_axis, np.eye(2)) * acceleration_std_mm_s2**2
     Q.flags.writeable = False
     return Q
 
