@@ -23,12 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.io import Calibration
-from vision.candidates import (
-    SearchRegion,
-    map_at,
-    median_of_radii,
-    outline_peaks,
-)
+from vision.candidates import SearchRegion, map_at, outline_peaks
 from vision.cloth import ClothModel, TableView, distance_and_shade, with_static_edges
 from vision.detector_config import DetectorConfig as DetectorConfig
 from vision.find import find_balls, find_seeded
@@ -49,10 +44,18 @@ from vision.memory import (
 from vision.mosaic import Box, Mosaic, merge_boxes, pack
 from vision.shading import channel_edge_skip, with_channel_edges
 from vision.types import NUM_CLASSES, Detections, Frame
-
-_MEDIANS_KEPT = 64
-"""Window layouts whose median radius the detector remembers (hinted windows move with the
-balls: most layouts are seen once)."""
+from vision.windows import (
+    Found,
+    MedianRadii,
+    check_size,
+    cleared,
+    dedupe,
+    hint_boxes,
+    joined,
+    unexplained,
+    whole,
+    window_half,
+)
 
 
 class BallDetector:
@@ -85,7 +88,7 @@ class BallDetector:
         # The per-pixel masks every search gathers, stacked so one pass gathers them all.
         self._masks = np.stack([view.valid, view.edge_band, self._ones, view.centre_valid])
         self._maps: tuple[ClothModel, NDArray[np.float32]] | None = None
-        self._medians: dict[bytes, float] = {}
+        self._medians = MedianRadii()
         self._bounds = view.bounds()
         self.identifier = Identifier(self.config.identifier)
         self.cloth: ClothModel | None = None
@@ -108,7 +111,7 @@ class BallDetector:
         angled camera sees there (cushion faces, pocket jaws) are not taken for balls. A ball
         missed in this frame near a cushion stays invisible until the cloth is relearned.
         """
-        self._check_size(frame)
+        check_size(frame, self.view.size)
         self.cloth = ClothModel.learn(frame.image, self.view, self.config.dark_ratio)
         balls = self.detect(frame).xy_px.astype(np.float64)
         # Round outlines too: a ball of the cloth's colour frozen to a cushion may not be
@@ -118,20 +121,10 @@ class BallDetector:
         rings = outline_peaks(region, self.config.edge_gradient, self.config.min_ring_votes)[0]
         if len(rings):
             balls = np.vstack([balls, mosaic.to_frame(rings)])
-        static = self.view.edge_band.copy()
-        for (u, v), radius in zip(balls, self._radius_at(balls), strict=True):
-            centre = (round(float(u)), round(float(v)))
-            cv2.circle(static, centre, round(1.6 * float(radius)) + 2, 0, -1)
+        static = cleared(self.view.edge_band, balls, self._radius_at(balls))
         self.cloth = with_static_edges(self.cloth, frame.image, static > 0)
         self._forget()
         return self.cloth
-
-    def _check_size(self, frame: Frame) -> None:
-        if frame.size != self.view.size:
-            raise ValueError(
-                f"frame is {frame.size[0]}x{frame.size[1]} but the calibration is for "
-                f"{self.view.size[0]}x{self.view.size[1]}"
-            )
 
     @property
     def threshold(self) -> float:
@@ -164,7 +157,7 @@ class BallDetector:
         thoroughly: where an unseen ball that may be moving may have gone
         (`referee.pipeline_search.reach_centres`). No ball is expected at any one of them,
         so they neither seed candidates nor are remembered as empty."""
-        self._check_size(frame)
+        check_size(frame, self.view.size)
         if self.cloth is None:
             self.learn_cloth(frame)
         if hint_xy_px is None:
@@ -177,13 +170,10 @@ class BallDetector:
         if explained.all() and len(kept) == len(self._memory) and len(reach) == 0:
             return self._last  # every window as it was: the same balls
         searched = hints[~explained]
-        xy, confidence, pixels = self._search_hinted(frame.image, searched)
+        found = self._search_hinted(frame.image, searched)
         if len(reach):
-            more_xy, more_confidence, more_pixels = self._search(frame.image, reach, True)
-            xy = np.vstack([xy, more_xy])
-            confidence = np.concatenate([confidence, more_confidence])
-            pixels = pixels + more_pixels
-        fresh = self._remember(frame, xy, confidence, pixels)
+            found = joined(found, self._search(frame.image, reach, True))
+        fresh = self._remember(frame, *found)
         return self._output(frame, kept, fresh, searched)
 
     def _search_table(self, frame: Frame) -> Detections:
@@ -221,25 +211,16 @@ class BallDetector:
         self._table = TableMemory(newer, self._bounds, table.complete_time_s, self._memory)
         return found
 
-    def _search_hinted(
-        self, image: NDArray[np.uint8], hints: NDArray[np.float64]
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]:
+    def _search_hinted(self, image: NDArray[np.uint8], hints: NDArray[np.float64]) -> Found:
         """Fast pass over the hints' windows (foreground blobs only), then a thorough pass
         over the windows of hints it left unexplained (a ball of the cloth's colour, a
         blurred one)."""
-        xy, confidence, pixels = self._search(image, hints, thorough=False)
-        if len(hints):
-            gaps = np.linalg.norm(hints[:, None, :] - xy[None, :, :], axis=2)
-            unexplained = ~np.any(gaps < 1.5 * self._radius_at(hints)[:, None], axis=1)
-            if unexplained.any():
-                seeds = hints[unexplained] if self.config.seed_hints else None
-                more_xy, more_confidence, more_pixels = self._search_boxes(
-                    image, self._boxes(hints[unexplained]), True, seeds
-                )
-                xy = np.vstack([xy, more_xy])
-                confidence = np.concatenate([confidence, more_confidence])
-                pixels = pixels + more_pixels
-        return xy, confidence, pixels
+        found = self._search(image, hints, thorough=False)
+        lone = unexplained(hints, self._radius_at(hints), found[0])
+        if lone.any():
+            seeds = hints[lone] if self.config.seed_hints else None
+            found = joined(found, self._search_boxes(image, self._boxes(hints[lone]), True, seeds))
+        return found
 
     def _recall(
         self, frame: Frame, hints: NDArray[np.float64]
@@ -266,7 +247,7 @@ class BallDetector:
         """Freshly found balls (duplicates dropped) with their features and windows."""
         if len(xy) == 0:
             return Remembered.empty()
-        keep = _dedupe(xy, confidence, self._radius_at(xy))
+        keep = dedupe(xy, confidence, self._radius_at(xy))
         xy, confidence = xy[keep], confidence[keep]
         pixels = [pixels[i] for i in np.flatnonzero(keep)]
         if self._gains is None:
@@ -285,8 +266,7 @@ class BallDetector:
         confidence: NDArray[np.float64],
         features: NDArray[np.float32],
     ) -> Remembered:
-        half = np.ceil(self.config.hint_window_radii * self._radius_at(xy)) + 2
-        boxes = window_boxes(xy, half, self._bounds)
+        boxes = window_boxes(xy, self._half_window(xy), self._bounds)
         times = np.full(len(xy), frame.time_s)
         return Remembered(xy, confidence, features, times, boxes, crop(frame.image, boxes))
 
@@ -302,8 +282,7 @@ class BallDetector:
         balls = Remembered.concat(kept.take(kept.is_ball), fresh)
         self._memory = Remembered.concat(balls, kept.take(~kept.is_ball))
         if len(searched):
-            gaps = np.linalg.norm(searched[:, None, :] - balls.xy_px[None, :, :], axis=2)
-            lone = ~np.any(gaps < 1.5 * self._radius_at(searched)[:, None], axis=1)
+            lone = unexplained(searched, self._radius_at(searched), balls.xy_px)
             nothing = np.full(int(lone.sum()), np.nan)
             features = np.zeros((len(nothing), balls.features.shape[1]), np.float32)
             empty = self._entries(frame, searched[lone], nothing, features)
@@ -313,7 +292,7 @@ class BallDetector:
 
     def _search(
         self, image: NDArray[np.uint8], hints: NDArray[np.float64] | None, thorough: bool
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]:
+    ) -> Found:
         """Centres (frame px), confidences and pixels of the balls in the windows around
         the hints (None: the whole table)."""
         return self._search_boxes(image, self._boxes(hints), thorough)
@@ -324,7 +303,7 @@ class BallDetector:
         boxes: list[Box],
         thorough: bool,
         seeds_px: NDArray[np.float64] | None = None,
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]:
+    ) -> Found:
         """Centres (frame px), confidences and pixels of the balls in frame boxes
         (`seeds_px`: where balls are expected, tried as candidates too)."""
         if not boxes:
@@ -342,15 +321,12 @@ class BallDetector:
         return (mosaic.to_frame(xy) if len(xy) else xy), confidence, pixels
 
     def _boxes(self, hints: NDArray[np.float64] | None) -> list[Box]:
-        full = self._bounds
         if hints is None:
-            return [full] if full[2] > full[0] and full[3] > full[1] else []
-        half = np.ceil(self.config.hint_window_radii * self._radius_at(hints)) + 2
-        boxes = np.column_stack([hints - half[:, None], hints + half[:, None] + 1])
-        boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], full[0], full[2])
-        boxes[:, [1, 3]] = np.clip(boxes[:, [1, 3]], full[1], full[3])
-        merged = merge_boxes(np.round(boxes).astype(np.int64))
-        return [b for b in merged if b[2] - b[0] > 2 and b[3] - b[1] > 2]
+            return whole(self._bounds)
+        return hint_boxes(hints, self._half_window(hints), self._bounds)
+
+    def _half_window(self, xy: NDArray[np.float64]) -> NDArray[np.float64]:
+        return window_half(self._radius_at(xy), self.config.hint_window_radii)
 
     def _cloth_maps(self) -> NDArray[np.float32]:
         """(3, H, W) float32 the cloth's brightness, the view's separation and its ball
@@ -402,21 +378,10 @@ class BallDetector:
             # the cloth's colour): there, letting blobs at it be split kept real overhead
             # test-split precision at 0.976 instead of 0.865.
             np.maximum(valid, 1 - ones) if self.view.camera is not None else None,
-            (radius, self._median_radius(mosaic, radius)),
+            (radius, self._medians.of(mosaic, radius)),
             shade,
             hued,
         )
-
-    def _median_radius(self, mosaic: Mosaic, radius: NDArray[np.float32]) -> float:
-        """The median ball radius over a mosaic's pixels, remembered per layout of windows
-        (the whole table's is the same at every full search)."""
-        key = mosaic.frame_boxes.tobytes() + mosaic.origins.tobytes()
-        median = self._medians.get(key)
-        if median is None:
-            if len(self._medians) >= _MEDIANS_KEPT:
-                self._medians.clear()
-            median = self._medians[key] = median_of_radii(radius)
-        return median
 
     def _assemble(self, balls: Remembered) -> Detections:
         if len(balls) == 0:
@@ -435,17 +400,3 @@ class BallDetector:
 
     def _radius_at(self, xy: NDArray[np.float64]) -> NDArray[np.float64]:
         return map_at(self.view.radius_px, xy)
-
-
-def _dedupe(
-    xy: NDArray[np.float64], confidence: NDArray[np.float64], radius: NDArray[np.float64]
-) -> NDArray[np.bool_]:
-    """Drop the less confident of two detections closer than one radius."""
-    keep = np.ones(len(xy), bool)
-    for i in np.argsort(-confidence):
-        if not keep[i]:
-            continue
-        close = np.hypot(*(xy - xy[i]).T) < radius[i]
-        close[i] = False
-        keep &= ~close
-    return keep

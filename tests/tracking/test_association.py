@@ -69,3 +69,38 @@ def test_a_lost_track_never_takes_a_misnamed_detection_from_the_track_expecting_
 def test_identity_error_rate_must_be_a_share(rate: float) -> None:
     with pytest.raises(ValueError, match="identity_error_rate"):
         AssociationConfig(identity_error_rate=rate)
+
+
+@pytest.mark.parametrize(
+    ("near_rate", "kept_by"),
+    [(0.0, 1), (0.1, 0)],
+    ids=["identity-only-rotates", "near-rate-keeps-own-ball"],
+)
+def test_a_resting_ball_keeps_its_misnamed_detection_from_a_track_that_must_jump(
+    near_rate: float, kept_by: int
+) -> None:
+    """A far rack at a break (every ball may have been struck): ball 0's detection, 2 mm from
+    where it rests, reads as ball 1, whose track is 180 mm away. Identity alone hands it to
+    ball 1 (a jump); with the near-gate error rate, ball 0 keeps its own detection."""
+    config = AssociationConfig(near_identity_error_rate=near_rate)
+    distance = np.array([[2.0], [180.0]])
+    d_sq = (distance / 5.0) ** 2
+    prob = np.array([[1e-4], [0.95]])
+    gates = TrackGates(np.array([300.0, 300.0]), np.zeros(2))
+    rows, _ = assign(association_cost(d_sq, distance, prob, gates, config), config.max_cost)
+    assert rows.tolist() == [kept_by]
+
+
+def test_near_identity_error_rate_leaves_jumps_needing_a_sure_identity() -> None:
+    config = AssociationConfig(near_identity_error_rate=0.3)
+    distance = np.array([[150.0]])
+    cost = association_cost(
+        (distance / 5.0) ** 2, distance, np.array([[0.01]]), np.array([500.0]), config
+    )
+    assert len(assign(cost, config.max_cost)[0]) == 0
+
+
+@pytest.mark.parametrize("rate", [-0.1, 1.0], ids=["negative", "one"])
+def test_near_identity_error_rate_must_be_a_share(rate: float) -> None:
+    with pytest.raises(ValueError, match="near_identity_error_rate"):
+        AssociationConfig(near_identity_error_rate=rate)
