@@ -8,6 +8,7 @@ table or a mosaic of windows). All per-ball work is batched over balls with NumP
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -68,17 +69,57 @@ def sample_uv(
 ) -> NDArray[np.float64]:
     """`sample` with u and v given apart, broadcast against each other (a patch grid's
     (K, 1, S) columns and (K, S, 1) rows cost S, not S * S, roundings)."""
-    height, width = image.shape[:2]
-    u = np.rint(us).astype(np.int64)
-    v = np.rint(vs).astype(np.int64)
-    # np.minimum/np.maximum: np.clip's per-call overhead dominates on these small arrays.
-    rows, cols = np.minimum(np.maximum(v, 0), height - 1), np.minimum(np.maximum(u, 0), width - 1)
-    # A point is inside exactly when clamping left it where it was.
-    inside = (cols == u) & (rows == v)
-    values = image[rows, cols].astype(np.float64)
-    mask = inside if values.ndim == inside.ndim else inside[..., None]
-    out: NDArray[np.float64] = values * mask
-    return out
+    return PixelIndex.of(image.shape, us, vs).values(image)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PixelIndex:
+    """The nearest pixels of points, found once and read from several maps of one size
+    (`sample`'s rounding and clamping done once for all of them).
+
+    Attributes:
+        rows: (...) int64 row of each point, clamped to the map.
+        columns: (...) int64 column of each point, clamped to the map.
+        inside: (...) bool whether the point's pixel is on the map (its values read 0
+            when not).
+    """
+
+    rows: NDArray[np.int64]
+    columns: NDArray[np.int64]
+    inside: NDArray[np.bool_]
+
+    @classmethod
+    def of(
+        cls, shape: tuple[int, ...], us: NDArray[np.float64], vs: NDArray[np.float64]
+    ) -> PixelIndex:
+        """The pixels of points (u, v) given apart (broadcast against each other) on a map
+        of `shape` (H, W[, C])."""
+        height, width = shape[:2]
+        u = np.rint(us).astype(np.int64)
+        v = np.rint(vs).astype(np.int64)
+        # np.minimum/np.maximum: np.clip's per-call overhead dominates on these small arrays.
+        rows = np.minimum(np.maximum(v, 0), height - 1)
+        columns = np.minimum(np.maximum(u, 0), width - 1)
+        # A point is inside exactly when clamping left it where it was.
+        return cls(rows, columns, (columns == u) & (rows == v))
+
+    def __getitem__(self, key: Any) -> PixelIndex:
+        return PixelIndex(self.rows[key], self.columns[key], self.inside[key])
+
+    def values(self, image: NDArray[np.generic]) -> NDArray[np.float64]:
+        """(...) or (..., C) float64 values of an (H, W) or (H, W, C) map at the points."""
+        values = image[self.rows, self.columns].astype(np.float64)
+        inside = self.inside
+        mask = inside if values.ndim == inside.ndim else inside[..., None]
+        out: NDArray[np.float64] = values * mask
+        return out
+
+
+def nonzero_2d(mask: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """`np.nonzero` of a (H, W) mask: (N,) rows and (N,) columns in row-major order, the
+    same arrays; a third of its time on a searched region (it is slow on 2-D input)."""
+    rows, columns = np.divmod(np.flatnonzero(mask), mask.shape[1])
+    return rows, columns
 
 
 TOUCHING_SHARE = 0.85
@@ -162,7 +203,7 @@ def distance_peaks(region: SearchRegion, min_ratio: float, max_ratio: float) -> 
     ratio = distance / np.maximum(region.radius, 1.0)
     size = max(3, int(median_radius(region) * 0.5) | 1)
     local_max = ratio >= cv2.dilate(ratio, np.ones((size, size), np.uint8))
-    ys, xs = np.nonzero(local_max & (ratio >= min_ratio))
+    ys, xs = nonzero_2d(local_max & (ratio >= min_ratio))
     if len(xs) == 0:
         return np.zeros((0, 2))
     at = ratio[ys, xs]
@@ -188,7 +229,7 @@ def outline_peaks(
     share = outline_votes(region, edge_gradient) if votes is None else votes
     size = max(3, int(median_radius(region)) | 1)
     peak = (share >= cv2.dilate(share, np.ones((size, size), np.uint8))) & (share >= min_votes)
-    pv, pu = np.nonzero(peak)
+    pv, pu = nonzero_2d(peak)
     order = np.argsort(-share[pv, pu], kind="stable")
     return np.column_stack([pu, pv]).astype(np.float64)[order], share[pv, pu][order].astype(
         np.float64
@@ -200,13 +241,25 @@ def outline_votes(region: SearchRegion, edge_gradient: float) -> NDArray[np.floa
     its edges vote for (a circle Hough transform with the known radius at each pixel): about
     1 for a sharp outline seen all round, 0 where no edge is one radius away."""
     gradient = region.gradient
-    magnitude = np.hypot(gradient[..., 0], gradient[..., 1])
-    height, width = magnitude.shape
-    ys, xs = np.nonzero((magnitude > edge_gradient) & (region.radius > 0))
-    if len(xs) == 0:
+    height, width = gradient.shape[:2]
+    # The magnitude only where an edge may be: a bar a little lower on the squared
+    # magnitude takes in every pixel over it (np.hypot over the whole region costs three
+    # times the squares), then the exact test on those.
+    bar = np.float32((0.99 * edge_gradient) ** 2)
+    gx, gy = gradient[..., 0], gradient[..., 1]
+    maybe = region.radius > 0
+    if bar > 1e-30:
+        maybe &= gx * gx + gy * gy > bar
+    at = np.flatnonzero(maybe)
+    along = gradient.reshape(-1, 2)[at]
+    magnitude = np.hypot(along[:, 0], along[:, 1])
+    edge = magnitude > edge_gradient
+    at, along, magnitude = at[edge], along[edge], magnitude[edge]
+    if len(at) == 0:
         return np.zeros((height, width), np.float32)
-    unit = gradient[ys, xs] / magnitude[ys, xs, None]
-    reach = region.radius[ys, xs]
+    ys, xs = np.divmod(at, width)
+    unit = along / magnitude[:, None]
+    reach = region.radius.reshape(-1)[at]
     cells = []
     for sign in (1.0, -1.0):
         cu = np.rint(xs + sign * reach * unit[:, 0]).astype(np.int64)
@@ -336,33 +389,67 @@ def _own_disc(
     du = us - xy[:, 0, None, None]
     dv = vs - xy[:, 1, None, None]
     mask = du * du + dv * dv <= ((radius * scale) ** 2)[:, None, None]
-    if len(xy) > 1:
+    count = len(xy)
+    if count > 1:
         # A pixel is this ball's when it is on this ball's side of the bisector with each of
         # the few nearest balls (the only ones whose cells can reach into this disc).
         offsets = xy[None, :, :] - xy[:, None, :]
         pairwise = np.hypot(offsets[..., 0], offsets[..., 1])
-        np.fill_diagonal(pairwise, np.inf)
-        count = min(6, len(xy) - 1)
-        nearest = np.argsort(pairwise, axis=1)[:, :count]
-        toward = np.take_along_axis(offsets, nearest[..., None], axis=1)
-        gap = np.take_along_axis(pairwise, nearest, axis=1)
+        pairwise.flat[:: count + 1] = np.inf
+        nearest = np.argsort(pairwise, axis=1)[:, : min(6, count - 1)]
+        rows = np.arange(count)[:, None]
+        toward, gap = offsets[rows, nearest], pairwise[rows, nearest]
         near = gap < 2.0 * radius[:, None] * scale + 2.0
-        other = radius[nearest]
-        # Discs that overlap in the image are one ball in front of the other (balls do not
-        # overlap on the table): the larger one is nearer the camera.
-        overlap = near & (gap < 0.95 * (radius[:, None] + other)) & hide_behind
-        front = overlap & (other > radius[:, None])
-        half = 0.5 * np.sum(toward * toward, axis=2)
-        cutting = near & ~overlap
         # Neighbours are sorted nearest first, so past the last near one nothing can cut.
-        for k in range(int(np.max(np.sum(near, axis=1)))):
+        cuts = int(near.sum(axis=1).max())
+        if cuts:
+            neighbours = (toward[:, :cuts], gap[:, :cuts], near[:, :cuts])
+            radii = (radius, radius[nearest[:, :cuts]])
+            _cut_at_bisectors(mask, (du, dv), neighbours, radii, hide_behind)
+    return us, vs, mask
+
+
+def _cut_at_bisectors(
+    mask: NDArray[np.bool_],
+    grid: tuple[NDArray[np.float64], NDArray[np.float64]],
+    neighbours: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]],
+    radii: tuple[NDArray[np.float64], NDArray[np.float64]],
+    hide_behind: bool,
+) -> None:
+    """Clears, in place, the pixels of the (K, S, S) `mask` (over the (K, 1, S) and
+    (K, S, 1) offsets `grid` from each ball's centre) past its bisector with each of its C
+    nearest balls that is near: `neighbours` are their (K, C, 2) offsets, (K, C) distances
+    and (K, C) nearness; `radii` the (K,) balls' and (K, C) neighbours' radii. With
+    `hide_behind`, a larger overlapping neighbour hides its whole disc instead."""
+    du, dv = grid
+    toward, gap, near = neighbours
+    radius, other = radii
+    # Discs that overlap in the image are one ball in front of the other (balls do not
+    # overlap on the table): the larger one is nearer the camera.
+    overlap = near & (gap < 0.95 * (radius[:, None] + other)) if hide_behind else None
+    half = 0.5 * np.sum(toward * toward, axis=2)
+    cutting = near if overlap is None else near & ~overlap
+    if mask.size * toward.shape[1] <= _BATCHED_CUT_LIMIT:
+        # (K, C, S, S): each pixel's side of every bisector in one pass.
+        side = du[:, None] * toward[:, :, 0, None, None] + dv[:, None] * toward[:, :, 1, None, None]
+        mine = (side <= half[:, :, None, None]) | ~cutting[:, :, None, None]
+        mask &= np.logical_and.reduce(mine, axis=1)
+    else:
+        for k in range(toward.shape[1]):
             side = du * toward[:, k, 0, None, None] + dv * toward[:, k, 1, None, None]
             mask &= (side <= half[:, k, None, None]) | ~cutting[:, k, None, None]
-            if front[:, k].any():
-                ex, ey = du - toward[:, k, 0, None, None], dv - toward[:, k, 1, None, None]
-                hidden = ex * ex + ey * ey <= (other[:, k] ** 2)[:, None, None]
-                mask &= ~(hidden & front[:, k, None, None])
-    return us, vs, mask
+    if overlap is None:
+        return
+    front = overlap & (other > radius[:, None])
+    for k in np.flatnonzero(front.any(axis=0)):
+        ex, ey = du - toward[:, k, 0, None, None], dv - toward[:, k, 1, None, None]
+        hidden = ex * ex + ey * ey <= (other[:, k] ** 2)[:, None, None]
+        mask &= ~(hidden & front[:, k, None, None])
+
+
+_BATCHED_CUT_LIMIT = 1 << 21
+"""Most (K, C, S, S) pixel-bisector pairs `_cut_at_bisectors` takes in one pass (16 MB of
+float64); more (hundreds of candidates in a whole-table search) go one neighbour at a time."""
 
 
 def refine_centres(
@@ -373,9 +460,26 @@ def refine_centres(
 ) -> NDArray[np.float64]:
     """Sub-pixel centres: soft-foreground centroids over each ball's own disc, iterated."""
     centres = xy.copy()
+    if len(centres) == 0:
+        return centres
+    # Each ball's patch is a square of the weight map: taken as views of it, padded with
+    # zeros (a pixel off the map weighs nothing), not pixel by pixel.
+    reach = int(np.ceil(float(radius.max()))) + 1
+    height, width = weight.shape
+    padded = cv2.copyMakeBorder(weight, reach, reach, reach, reach, cv2.BORDER_CONSTANT, value=0)
+    patches = np.lib.stride_tricks.sliding_window_view(padded, (2 * reach + 1, 2 * reach + 1))
     for _ in range(iterations):
         us, vs, mask = _own_disc(centres, radius, 1.0, False)
-        w = sample_uv(weight, us, vs) * mask
+        # The patch's corner pixel, in the padded map (`_patch_grid`'s rounding).
+        corner_u, corner_v = (
+            us[:, 0, 0].astype(np.int64) + reach,
+            vs[:, 0, 0].astype(np.int64) + reach,
+        )
+        if np.all((corner_u >= 0) & (corner_u < width) & (corner_v >= 0) & (corner_v < height)):
+            sampled = patches[corner_v, corner_u].astype(np.float64)
+        else:
+            sampled = sample_uv(weight, us, vs)
+        w = sampled * mask
         total = w.sum(axis=(1, 2))
         found = total > 1e-3
         moved = np.column_stack([(w * us).sum(axis=(1, 2)), (w * vs).sum(axis=(1, 2))])
@@ -393,11 +497,13 @@ def ball_pixels(
     us, vs, mask = _own_disc(xy, radius, 0.9, True)
     height, width = image.shape[:2]
     inside = mask & (us >= 0) & (us < width) & (vs >= 0) & (vs < height)
-    ball, row, column = np.nonzero(inside)
+    ball, cell = np.divmod(np.flatnonzero(inside), inside.shape[1] * inside.shape[2])
+    row, column = np.divmod(cell, inside.shape[2])
     # Row-major order, ball by ball: the same pixels in the same order as a loop would take.
     pixels = image[vs[ball, row, 0].astype(np.int64), us[ball, 0, column].astype(np.int64)]
-    ends = np.cumsum(np.bincount(ball, minlength=len(xy)))[:-1]
-    return np.split(pixels, ends)
+    ends = np.cumsum(np.bincount(ball, minlength=len(xy))).tolist()
+    # Slices, as np.split takes them (without its per-call overhead).
+    return [pixels[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
 
 
 def _radius_at(region: SearchRegion, xy: NDArray[np.float64]) -> NDArray[np.float64]:

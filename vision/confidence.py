@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.candidates import DIRECTIONS, SearchRegion, sample, touching_gap
+from vision.candidates import DIRECTIONS, PixelIndex, SearchRegion, sample, touching_gap
 
 
 def fit_outlines(
@@ -62,23 +62,17 @@ def confidence(
     outline) times how free the ring just outside it is (cloth, or other balls): inside a
     hand or an arm, the ring is foreground all round.
     """
-    inner = (
-        xy[:, None, None, :]
-        + (radius[:, None, None, None] * _INNER_RADII[None, :, None, None])
-        * DIRECTIONS[None, None, :, :]
-    )
-    covered = sample(region.foreground, inner)
+    # The disc's circles, the outline's and the ring's, their pixels found once for all.
+    circles = _inner_circles(xy, radius, _ALL_RADII)
+    pixels = PixelIndex.of(region.foreground.shape, circles[..., 0], circles[..., 1])
+    covered = pixels[:, :4].values(region.foreground)
     coverage = covered[:, :3].mean(axis=(1, 2))
     # A ball fills its disc out to the rim in every direction; the end of a cue, a finger or
     # a chalk's edge fills only a sector of it.
-    rim = _unit_clip((_rim_share(region, inner[:, 3], covered[:, 3]) - 0.5) / 0.4)
+    rim = _unit_clip((_rim_share(region, pixels[:, 3], covered[:, 3]) - 0.5) / 0.4)
 
-    outline = (
-        xy[:, None, None, :]
-        + (radius[:, None, None, None] * _OUTLINE_SCALES[None, :, None, None])
-        * DIRECTIONS[None, None, :, :]
-    )
-    radial = np.abs(np.sum(sample(region.gradient, outline) * DIRECTIONS[None, None, :, :], axis=3))
+    along = pixels[:, 4:7].values(region.gradient) * DIRECTIONS[None, None, :, :]
+    radial = np.abs(np.sum(along, axis=3))
     outline_share = np.mean(radial.max(axis=1) > edge_gradient, axis=1)
     # Only a disc that is mostly cloth-coloured inside may be a ball by its outline alone
     # (a green ball on green cloth); a foreground blob must fill its disc to the rim.
@@ -92,10 +86,10 @@ def confidence(
         np.maximum(by_outline, coverage),
         np.maximum(np.minimum(coverage, rim), round_outline),
     )
-    ring = xy[:, None, :] + 1.4 * radius[:, None, None] * DIRECTIONS[None, :, :]
+    ring = circles[:, 7]
     # Only clearly foreground counts against a ball: real balls sit in a soft halo of shadow
     # and blur that is just over the threshold; a hand or an arm is far over it.
-    occupied = sample(region.distance, ring) > 1.5 * region.threshold
+    occupied = pixels[:, 7].values(region.distance) > 1.5 * region.threshold
     # np.linalg.norm's sum of squares and root, without its per-call checks.
     offsets = ring[:, :, None, :] - xy[None, None, :, :]
     gaps = np.sqrt(np.add.reduce(offsets * offsets, axis=3))
@@ -111,6 +105,27 @@ def confidence(
     # A ball mostly hidden behind nearer ones shows too little to be named or placed well.
     seen = _unit_clip((visible_share(xy, radius) - 0.5) / 0.2)
     return evidence * ring_score * seen, coverage
+
+
+def disc_coverage(
+    region: SearchRegion, xy: NDArray[np.float64], radius: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """(K,) share of each ball's disc that is foreground: `confidence`'s coverage (the same
+    points and values) without the rest of it."""
+    covered = sample(region.foreground, _inner_circles(xy, radius, _INNER_RADII[:3]))
+    coverage: NDArray[np.float64] = covered.mean(axis=(1, 2))
+    return coverage
+
+
+def _inner_circles(
+    xy: NDArray[np.float64], radius: NDArray[np.float64], shares: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """(K, C, 32, 2) points on circles of `shares` (C,) of each ball's radius."""
+    inner: NDArray[np.float64] = (
+        xy[:, None, None, :]
+        + (radius[:, None, None, None] * shares[None, :, None, None]) * DIRECTIONS[None, None, :, :]
+    )
+    return inner
 
 
 WAIST_RADII = 0.8
@@ -197,18 +212,20 @@ def rim_shares(
     half on a ball of the cloth's hue lit from one side, near 0 on a ball that differs from
     the cloth all round."""
     rim = xy[:, None, :] + (radius[:, None, None] * _INNER_RADII[-1]) * DIRECTIONS[None, :, :]
-    covered = sample(region.foreground, rim)
+    pixels = PixelIndex.of(region.foreground.shape, rim[..., 0], rim[..., 1])
+    covered = pixels.values(region.foreground)
     lit: NDArray[np.float64] = covered.mean(axis=1)
     if region.shade is None:
         return lit, np.zeros(len(xy))
-    return lit, _rim_share(region, rim, covered) - lit
+    return lit, _rim_share(region, pixels, covered) - lit
 
 
 def _rim_share(
-    region: SearchRegion, rim: NDArray[np.float64], covered: NDArray[np.float64]
+    region: SearchRegion, rim: PixelIndex, covered: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    """(K,) share of each ball's rim (K, 32) points that is the ball's: foreground, or, on a
-    ball whose lit side is foreground (`LIT_RIM` of the rim at least), shaded cloth colour.
+    """(K,) share of each ball's rim (the (K, 32) pixels `rim`, `covered` their foreground)
+    that is the ball's: foreground, or, on a ball whose lit side is foreground (`LIT_RIM` of
+    the rim at least), shaded cloth colour.
 
     A ball of the cloth's hue (a red 3 on red cloth) differs from the cloth on its lit side
     only; its side away from the light is the cloth's colour darkened, like a shadow. The
@@ -217,12 +234,12 @@ def _rim_share(
     lit: NDArray[np.float64] = covered.mean(axis=1)
     if region.shade is None:
         return lit
-    either = np.maximum(covered, sample(region.shade, rim)).mean(axis=1)
+    either = np.maximum(covered, rim.values(region.shade)).mean(axis=1)
     half_lit = lit >= LIT_RIM
     if region.hued is not None:
         # Only a ball of the cloth's hue: a streak of a white or dark ball, or a ball of
         # another colour, shows its whole disc, and the shade beside it is its shadow.
-        hued = (sample(region.hued, rim) * covered).sum(axis=1)
+        hued = (rim.values(region.hued) * covered).sum(axis=1)
         half_lit &= hued >= 0.5 * covered.sum(axis=1)
     share: NDArray[np.float64] = np.where(half_lit, either, lit)
     return share
@@ -233,6 +250,10 @@ _INNER_RADII = np.array([0.2, 0.45, 0.7, 0.85])
 one is the rim)."""
 _OUTLINE_SCALES = np.array([0.85, 0.95, 1.05])
 """Radii, as shares of the ball's, sampled for the outline's edge."""
+_RING_RADII = 1.4
+"""Radius, as a share of the ball's, of the ring that must be free (not foreground)."""
+_ALL_RADII = np.concatenate([_INNER_RADII, _OUTLINE_SCALES, [_RING_RADII]])
+"""The circles `confidence` samples, in one array: disc, outline, ring."""
 
 
 def _unit_clip(values: NDArray[np.float64]) -> NDArray[np.float64]:

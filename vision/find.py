@@ -26,7 +26,7 @@ from vision.candidates import (
     refine_centres,
     sample,
 )
-from vision.confidence import confidence, fit_outlines, rim_shares
+from vision.confidence import confidence, disc_coverage, fit_outlines, rim_shares
 from vision.detector_config import DetectorConfig
 from vision.mosaic import Mosaic
 from vision.rim import fit_lit_arcs
@@ -83,8 +83,9 @@ def _find(
         xy, radius, score = _seeded_balls(
             region, to_mosaic(mosaic, seeds_px), (xy, radius, score), config
         )
-    keep = (score >= config.min_confidence) & (mosaic.cut_distance(xy) >= 0.9 * radius)
-    keep &= (mosaic.tile_of(xy) >= 0) & (map_at(region.centre_valid, xy) > 0)
+    tiles = mosaic.tile_of(xy)
+    keep = (score >= config.min_confidence) & (mosaic.cut_distance(xy, tiles) >= 0.9 * radius)
+    keep &= (tiles >= 0) & (map_at(region.centre_valid, xy) > 0)
     xy, radius, score = xy[keep], radius[keep], score[keep]
     pixels = ball_pixels(region.image, xy, radius)
     xy = np.vstack([xy, streak_xy])
@@ -174,8 +175,7 @@ def _round_balls(
     plausible = map_at(region.centre_valid, candidates) > 0
     candidates, radius = candidates[plausible], radius[plausible]
     if thorough:
-        coverage = confidence(region, candidates, radius, config.edge_gradient, 0.0)[1]
-        faint = coverage < 0.5
+        faint = disc_coverage(region, candidates, radius) < 0.5
     else:
         faint = np.zeros(len(candidates), bool)
     if len(candidates) == 0:
@@ -200,7 +200,7 @@ def _round_balls(
         # foreground centroid is meaningless, its outline is not.
         outline_xy = fit_outlines(region, candidates[faint], radius[faint])
         xy[faint] = fit_outlines(region, outline_xy, radius[faint])
-    score, coverage = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)
+    score = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)[0]
     if thorough:
         refit, rescored = _try_outlines(region, xy, radius, score, config)
         xy = np.where(placed[:, None], xy, refit)

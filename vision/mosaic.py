@@ -92,10 +92,13 @@ class Mosaic:
         frame_xy: NDArray[np.float64] = xy + shift
         return frame_xy
 
-    def cut_distance(self, xy: NDArray[np.float64]) -> NDArray[np.float64]:
+    def cut_distance(
+        self, xy: NDArray[np.float64], tiles: NDArray[np.int64] | None = None
+    ) -> NDArray[np.float64]:
         """(K,) distance of mosaic points from their tile's nearest side that cuts through
-        the picture (inf when all its sides are real edges)."""
-        tiles = self.tile_of(xy)
+        the picture (inf when all its sides are real edges); `tiles`: their `tile_of`, when
+        already known."""
+        tiles = self.tile_of(xy) if tiles is None else tiles
         box = self.frame_boxes[tiles].astype(np.float64)
         frame_xy = xy + (box[:, :2] - self.origins[tiles])
         gaps = np.column_stack(

@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.candidates import SearchRegion, map_at
+from vision.candidates import SearchRegion, map_at, nonzero_2d
 
 MIN_LENGTH_RADII = 2.8
 """Shortest streak (in radii): a ball that travels 0.8 radii; less blur the round search
@@ -143,16 +143,20 @@ def find_streaks(region: SearchRegion, low_threshold: float, max_length_radii: f
     pixels: list[NDArray[np.uint8]] = []
     for index in np.flatnonzero(possible):
         x0, y0, w, h = (int(stats[index + 1, k]) for k in range(4))
-        ys, xs = np.nonzero(labels[y0 : y0 + h, x0 : x0 + w] == index + 1)
+        ys, xs = nonzero_2d(labels[y0 : y0 + h, x0 : x0 + w] == index + 1)
         ys, xs = ys + y0, xs + x0
         values = region.distance[ys, xs].astype(np.float64)
         # A streak's core stands out as a ball does; a band where the cloth model is a
         # little off (along a cushion) is faint all over.
-        if np.percentile(values, 90) < region.threshold:
+        if tenth_highest_below(values, region.threshold):
             continue
         points = np.column_stack([xs, ys]).astype(np.float64)
-        smeared = _smeared(region, ys, xs, points)
-        shape = streak_shape(points, values, float(radius[index]), max_length_radii, smeared)
+        # The principal axes once, for the edges' test and the shape.
+        moments = np.linalg.eigh(np.cov(points.T))
+        smeared = _smeared(region, ys, xs, moments[1][:, 1])
+        shape = streak_shape(
+            points, values, float(radius[index]), max_length_radii, (smeared, moments)
+        )
         if shape is None or not region.centre_valid[round(shape.centre[1]), round(shape.centre[0])]:
             continue
         blurred = motion_blurred(region, ys, xs, shape, float(radius[index]))
@@ -192,18 +196,24 @@ class StreakShape:
     score: float
 
 
+Moments = tuple[NDArray[np.float64], NDArray[np.float64]]
+"""`np.linalg.eigh` of a blob's pixels' covariance: (2,) spreads ascending, (2, 2) axes."""
+
+
 def streak_shape(
     points: NDArray[np.float64],
     values: NDArray[np.float64],
     radius: float,
     max_length_radii: float,
-    smeared: bool = False,
+    seen: tuple[bool, Moments | None] = (False, None),
 ) -> StreakShape | None:
     """How well (N, 2) pixels with (N,) distances from the cloth fit one ball of `radius`
     px smeared along a line; None when the blob is too short or too long or fits not at
-    all. `smeared`: the blob's edges show strong blur along its axis (`_width_fit`)."""
+    all. `seen`: whether the blob's edges show strong blur along its axis (`_width_fit`),
+    and its `Moments` when already known (None: computed here)."""
+    smeared, moments = seen
     centre = points.mean(axis=0)
-    spreads, axes = np.linalg.eigh(np.cov(points.T))
+    spreads, axes = np.linalg.eigh(np.cov(points.T)) if moments is None else moments
     along = (points - centre) @ axes[:, 1]
     across = (points - centre) @ axes[:, 0]
     low, high = np.percentile(along, [0.5, 99.5])
@@ -252,11 +262,10 @@ def _smeared(
     region: SearchRegion,
     ys: NDArray[np.int64],
     xs: NDArray[np.int64],
-    points: NDArray[np.float64],
+    axis: NDArray[np.float64],
 ) -> bool:
-    """Whether a blob's (N, 2) pixels' edges are surely smeared along its main axis
-    (`SMEARED_SHARE_ALONG`)."""
-    axis = np.linalg.eigh(np.cov(points.T))[1][:, 1]
+    """Whether the edges of a blob's (N,) pixels are surely smeared along its (2,) main
+    `axis` (`SMEARED_SHARE_ALONG`)."""
     return along_share(region, ys, xs, axis) <= SMEARED_SHARE_ALONG
 
 
@@ -317,21 +326,18 @@ def streaks(
     mask = (region.distance > low_threshold).astype(np.uint8)
     for (u, v), r in zip(found_xy, map_at(region.radius, found_xy), strict=True):
         cv2.circle(mask, (round(u), round(v)), round(1.3 * r) + 1, 0, -1)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     centres: list[NDArray[np.float64]] = []
     scores: list[float] = []
     pixels: list[NDArray[np.uint8]] = []
-    for label in range(1, count):
-        area = int(stats[label, cv2.CC_STAT_AREA])
-        if area < 20:
-            continue
+    for label in np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= 20)[1:].tolist():
         x0, y0, w, h = (int(stats[label, k]) for k in range(4))
-        ys, xs = np.nonzero(labels[y0 : y0 + h, x0 : x0 + w] == label)
+        ys, xs = nonzero_2d(labels[y0 : y0 + h, x0 : x0 + w] == label)
         points = np.column_stack([xs + x0, ys + y0]).astype(np.float64)
         # A ball at most eight radii long per exposure covers each pixel of its streak's
         # core for at least a fifth of it: the core stands out as a ball does, while a
         # band where the cloth model is a little off (along a cushion) is faint all over.
-        if np.percentile(region.distance[ys + y0, xs + x0], 90) < region.threshold:
+        if tenth_highest_below(region.distance[ys + y0, xs + x0], region.threshold):
             continue
         score = _streak_score(points, region)
         if score > 0.0:
@@ -352,6 +358,11 @@ def _streak_score(points: NDArray[np.float64], region: SearchRegion) -> float:
     radius = float(map_at(region.radius, centre[None])[0])
     if radius <= 0 or not region.centre_valid[round(centre[1]), round(centre[0])]:
         return 0.0
+    # No blob is longer along any line than its bounding box's diagonal: one too short
+    # fails the length test below, known before its moments are taken.
+    span = points.max(axis=0) - points.min(axis=0)
+    if float(np.hypot(span[0], span[1])) * (1.0 + 1e-9) + 1.0 < 2.5 * radius:
+        return 0.0
     spreads, axes = np.linalg.eigh(np.cov(points.T))
     # A uniform band of width w has standard deviation w / sqrt(12) across it.
     width = float(np.sqrt(max(spreads[0], 0.0)) * np.sqrt(12.0))
@@ -364,3 +375,17 @@ def _streak_score(points: NDArray[np.float64], region: SearchRegion) -> float:
     stadium = width * max(length - width, 0.0) + 0.25 * np.pi * width**2
     area_ok = 1.0 - abs(len(points) / max(stadium, 1.0) - 1.0) / 0.4
     return float(np.clip(min(width_ok, area_ok), 0.0, 1.0))
+
+
+def tenth_highest_below(values: NDArray[np.floating], threshold: float) -> bool:
+    """`np.percentile(values, 90) < threshold` for (N,) finite values, N >= 1, without
+    sorting them where counting settles it: the 90th percentile lies between the sorted
+    values at rank floor(0.9 (N - 1)) and the next, so it is below when more values than
+    those ranks are, and not when fewer are; only in between is the percentile taken."""
+    rank = int(0.9 * (len(values) - 1))
+    below = int(np.count_nonzero(values < threshold))
+    if below >= rank + 3:
+        return True
+    if below <= rank - 1:
+        return False
+    return bool(np.percentile(values, 90) < threshold)
