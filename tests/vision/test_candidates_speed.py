@@ -53,7 +53,8 @@ def _plain_own_disc(
                 ex, ey = du - toward[:, k, 0, None, None], dv - toward[:, k, 1, None, None]
                 hidden = ex * ex + ey * ey <= (other[:, k] ** 2)[:, None, None]
                 mask &= ~(hidden & front[:, k, None, None])
-    return mask
+    plain: np.ndarray = mask
+    return plain
 
 
 def _balls(seed: int, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -145,7 +146,9 @@ def test_tenth_highest_below_is_the_percentile_test(
     levels: list[int], threshold_level: int, single: bool
 ) -> None:
     # Few distinct levels: many ties, and thresholds exactly at values.
-    values = np.array(levels, np.float32 if single else np.float64) * 1.5
+    values = np.asarray(levels, np.float64) * 1.5
+    if single:
+        values = values.astype(np.float32)
     threshold = threshold_level * 1.5 - (0.25 if threshold_level % 3 == 0 else 0.0)
     assert tenth_highest_below(values, threshold) == bool(np.percentile(values, 90) < threshold)
 
