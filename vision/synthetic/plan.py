@@ -174,7 +174,13 @@ class _Planner:
         if script is not None and script.prepare is not None:
             positions, context = script.prepare(positions, self.table, self.rng)
         options = SearchOptions(self.physics_table, request.system, self._accept(request))
-        found = find_shot(base, positions, self.table, self.rng, options)
+        try:
+            found = find_shot(base, positions, self.table, self.rng, options)
+        except ValueError as error:
+            if base == request.kind:
+                raise
+            # Name the requested kind, not only the stroke it is scripted on.
+            raise ValueError(f"{error} (a {request.kind!r} is scripted on it)") from None
         shot = _assemble(request, positions, found)
         if script is not None:
             shot.scripts.append(script.build(shot, self.table, context))

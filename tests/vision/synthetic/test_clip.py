@@ -205,3 +205,17 @@ def test_synthetic_source_is_a_frame_source() -> None:
     assert frames[0] is not None and frames[0].size == (160, 90)
     moved = [f for f in frames if f is not None and not np.array_equal(f.image, frames[0].image)]
     assert moved, "the break moves the balls"
+
+
+def test_a_scripted_shot_that_cannot_be_found_is_named_in_the_error() -> None:
+    from calibration.table import TableSpec
+    from vision.synthetic.physics import pooltool_table
+    from vision.synthetic.plan import ShotRequest, _Planner
+
+    table = TableSpec.from_name("9ft")
+    planner = _Planner(table, 60.0, np.random.default_rng(0), pooltool_table(table))
+    # The cue ball and the 10 alone: no combination on the 10 exists, so no lip-late.
+    positions = {0: (600.0, 600.0), 10: (1900.0, 600.0)}
+    request = ShotRequest(2, "lip-late", positions, 1.0, "A")
+    with pytest.raises(ValueError, match=r"combo-10.*'lip-late' is scripted on it"):
+        planner.plan(request)
