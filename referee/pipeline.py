@@ -2,9 +2,10 @@
 
 `Frame -> Detections -> TrackSet -> Event* -> ShotRecord -> Call`: one `process(frame)` per
 frame runs the detector (searching only around where the tracker expects balls, with a full
-search every so often), the tracker, the event detector, the shot segmenter and, for each
-finished shot, the rules engine. Every stage is timed. Stages are small protocols, so the
-real detector and the synthetic truth detector (fast CPU tests) plug in alike.
+search every so often: `referee.pipeline_plan.SearchPlan`), the tracker, the event detector,
+the shot segmenter and, for each finished shot, the rules engine. Every stage is timed.
+Stages are small protocols, so the real detector and the synthetic truth detector (fast CPU
+tests) plug in alike.
 """
 
 from __future__ import annotations
@@ -21,10 +22,9 @@ from calibration.camera import BALL_CENTRE_HEIGHT_MM
 from calibration.io import Calibration
 from referee.declarations import DeclarationLog
 from referee.pipeline_calls import CallConfig, CallStage, ShotInput, ShotResult
-from referee.pipeline_search import Reach, cue_in_hand, in_play, moving_ball_lost, reach_centres
-from tracking.status_masks import status_is
-from tracking.types import Event, EventKind, TrackSet, TrackStatus
-from vision.types import CUE, Detections, Frame
+from referee.pipeline_plan import SearchPlan
+from tracking.types import Event, EventKind, TrackSet
+from vision.types import Detections, Frame
 
 if TYPE_CHECKING:  # the stages are imported when a pipeline is built, not before
     from referee.shots import ShotConfig
@@ -195,10 +195,14 @@ def shot_input(record: Any) -> ShotInput:
     strike_time = getattr(record, "time_strike_s", None)
     if strike_time is None:
         strike_time = next((e.time_s for e in events if e.kind is EventKind.STRIKE), 0.0)
-    # A record that names its lost balls describes exactly them in `uncertain`: they are
-    # passed as they are, and flagged only where their fate would change the call.
+    # A record that names its lost balls describes them in `uncertain` too: they are passed
+    # as they are, and flagged only where their fate would change the call. A shot the video
+    # cut short says so whatever it lost.
     unaccounted = tuple((int(b), int(f)) for b, f in getattr(record, "unaccounted", ()))
-    uncertain = () if unaccounted else tuple(getattr(record, "uncertain", ()))
+    uncertain = tuple(getattr(record, "uncertain", ()))
+    if unaccounted:
+        cut_short = getattr(record, "cut_short", None)
+        uncertain = (cut_short,) if cut_short else ()
     return ShotInput(
         frame_strike=int(record.frame_strike),
         frame_end=int(record.frame_end),
@@ -242,19 +246,14 @@ class Pipeline:
         self.segmenter = stages.segmenter or _default_segmenter(calibration, self.config)
         self.calls = CallStage(declarations, self.config.calls)
         self._clock = stages.clock
-        self._hint: NDArray[np.float64] | None = None
-        self._moving_ball_lost = False
-        self._cue_seen_s = -np.inf
-        self._cue_seen_before = True
-        self._last_full_search_s = -np.inf
-        self._periodic_slot = -1
-        self._last_time_s: float | None = None
-        self._seen_s: dict[int, float] = {}
-        self._reach_px = np.zeros((0, 2))
+        self.search = SearchPlan(calibration, self.config)
         self.totals_ms = dict.fromkeys(STAGES, 0.0)
         self.frames = 0
-        self.full_searches = 0
+
+    @property
+    def full_searches(self) -> int:
         """How many frames the detector searched the whole table (the expensive search)."""
+        return self.search.full_searches
 
     def process(self, frame: Frame) -> FrameResult:
         """Run every stage on one frame."""
@@ -271,21 +270,17 @@ class Pipeline:
         these stages feed the next frame's; `judge` may run elsewhere, later, in order."""
         clock = self._clock
         t0 = clock()
-        hint = self._search_hint(frame)
+        hint = self.search.hint(frame)
+        reach_px = self.search.reach_px
         reaching = getattr(self.detector, "detect_reaching", None)
-        if hint is not None and len(self._reach_px) and reaching is not None:
-            detections = reaching(frame, hint, self._reach_px)
+        if hint is not None and len(reach_px) and reaching is not None:
+            detections = reaching(frame, hint, reach_px)
         else:
             detections = self.detector.detect(frame, hint)
         t1 = clock()
         tracks = self._with_pixels(self.tracker.update(detections, frame.index, frame.time_s))
         t2 = clock()
-        step_s = tracks.time_s - self._last_time_s if self._last_time_s is not None else 0.0
-        self._hint = self._hints(tracks)
-        self._reach_px = self._reach(tracks, step_s)
-        self._moving_ball_lost = cue_in_hand(tracks) or moving_ball_lost(
-            tracks, self.config.lost_ball_speed_mm_s, self.calibration.table, self._cue_lost(tracks)
-        )
+        self.search.follow(tracks)
         timing = {"detect": 1000.0 * (t1 - t0), "track": 1000.0 * (t2 - t1)}
         self.add_times(timing)
         self.frames += 1
@@ -334,101 +329,6 @@ class Pipeline:
         """Add milliseconds per stage to the totals (`judge` run elsewhere adds its own)."""
         for stage, ms in timing_ms.items():
             self.totals_ms[stage] += ms
-
-    def _cue_lost(self, tracks: TrackSet) -> bool:
-        """Whether the cue ball has been lost (hidden on the table) for at least
-        ``lost_cue_wait_s``.
-
-        Only a cue ball seen in two frames running counts as found: a single sighting of a
-        lost cue ball is usually a rolling ball caught once in a full search, with no
-        velocity yet, and leaving the searches would lose it again.
-        """
-        cue = tracks.ball == CUE
-        on_bed = status_is(tracks.status, TrackStatus.ON_TABLE)
-        seen = bool(np.any(cue & on_bed)) or not np.any(cue)
-        if seen and self._cue_seen_before:
-            self._cue_seen_s = tracks.time_s
-        self._cue_seen_before = seen
-        wait = self.config.lost_cue_wait_s
-        return wait >= 0 and tracks.time_s - self._cue_seen_s >= wait - 1e-9
-
-    def _search_hint(self, frame: Frame) -> NDArray[np.float64] | None:
-        """Where to look: around the tracked balls, or everywhere (None) when due."""
-        lost_every = self.config.lost_search_every_s
-        periodic = self._periodic_due(frame)  # called every frame: it follows the slots
-        due = (
-            periodic
-            or self._hint is None
-            or len(self._hint) == 0
-            or (
-                self._moving_ball_lost
-                and lost_every > 0
-                and frame.time_s - self._last_full_search_s >= lost_every - 1e-9
-            )
-        )
-        if due:
-            self._last_full_search_s = frame.time_s
-            self.full_searches += 1
-            return None
-        return self._hint
-
-    def _hints(self, tracks: TrackSet) -> NDArray[np.float64]:
-        """(M, 2) pixels to search around next frame: every ball in play, and where each
-        ball fast enough to leave its window will be (`PipelineConfig.lead_hint_radii`)."""
-        play = in_play(tracks)
-        hints = tracks.xy_px[play]
-        step_s = tracks.time_s - self._last_time_s if self._last_time_s is not None else 0.0
-        self._last_time_s = tracks.time_s
-        lead = self.config.lead_hint_radii
-        if lead <= 0.0 or step_s <= 0.0 or not play.any():
-            return hints
-        step_mm = tracks.velocity_mm_s[play] * step_s
-        fast = np.hypot(step_mm[:, 0], step_mm[:, 1]) > lead * self.calibration.table.ball_radius_mm
-        fast &= np.all(np.isfinite(step_mm), axis=1)
-        if not fast.any():
-            return hints
-        ahead_mm = tracks.xy_mm[play][fast] + step_mm[fast]
-        ahead = self.calibration.camera.project(ahead_mm, BALL_CENTRE_HEIGHT_MM)
-        return np.vstack([hints, ahead])
-
-    def _reach(self, tracks: TrackSet, step_s: float) -> NDArray[np.float64]:
-        """(R, 2) pixels whose windows the detector also searches next frame: where unseen
-        balls that may be moving may be (`PipelineConfig.reach_speed_mm_s`)."""
-        config = self.config
-        if config.reach_speed_mm_s <= 0.0:
-            return np.zeros((0, 2))
-        on_bed = status_is(tracks.status, TrackStatus.ON_TABLE)
-        for ball in tracks.ball[on_bed]:
-            self._seen_s[int(ball)] = tracks.time_s
-        if step_s <= 0.0:
-            return np.zeros((0, 2))
-        seen = np.array([self._seen_s.get(int(b), tracks.time_s) for b in tracks.ball])
-        unseen_s = tracks.time_s - seen.reshape(-1)
-        unseen_s[unseen_s > max(config.lost_cue_wait_s, 0.0)] = 0.0
-        from vision.detector_config import DetectorConfig
-
-        window = (config.detector or DetectorConfig()).hint_window_radii
-        reach = Reach(config.reach_speed_mm_s, config.reach_max_radii, window)
-        table = self.calibration.table
-        centres = reach_centres(tracks, unseen_s, step_s, table, reach)
-        if len(centres) == 0:
-            return np.zeros((0, 2))
-        return self.calibration.camera.project(centres, BALL_CENTRE_HEIGHT_MM)
-
-    def _periodic_due(self, frame: Frame) -> bool:
-        """Whether the regular whole-table search falls on this frame: every
-        `full_search_every_frames` frames when set, else on the first frame at or past each
-        multiple of `full_search_every_s` (frame times a hair short of it count)."""
-        every = self.config.full_search_every_frames
-        if every > 0:
-            return frame.index % every == 0
-        period_s = self.config.full_search_every_s
-        if period_s <= 0.0:
-            return False
-        slot = int(np.floor(frame.time_s / period_s + 1e-6))
-        due = slot != self._periodic_slot
-        self._periodic_slot = slot
-        return due
 
     def _with_pixels(self, tracks: TrackSet) -> TrackSet:
         """Fill unknown image positions by projecting the table positions."""

@@ -16,6 +16,7 @@ from calibration.table import TableSpec
 from referee.declarations import parse_declarations
 from referee.pipeline import Pipeline, PipelineConfig, Stages, Tracker, shot_input
 from referee.pipeline_calls import ShotInput
+from referee.shots import ShotRecord
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import Detections, Frame
 
@@ -320,6 +321,34 @@ def test_a_lost_ball_flags_the_call_only_when_its_fate_could_change_it(
     assert shot["review"] is flagged, shot["review_reasons"]
     if flagged:
         assert "lost from sight while moving (last seen on frame 44)" in shot["review_reasons"][0]
+
+
+def test_a_shot_cut_short_with_a_lost_ball_keeps_both_notes() -> None:
+    """The video ends while balls still roll and a ball is lost: the call is flagged for the
+    lost ball (its fate would change it) and still says the video cut the shot short."""
+    ended = "the video ended while balls were still moving"
+    record = ShotRecord(
+        shot=2,
+        frame_strike=30,
+        time_strike_s=0.5,
+        frame_end=50,
+        time_end_s=50 / 60,
+        is_break=False,
+        balls_on_table_at_start=tuple(range(1, 11)),
+        events=(),
+        facts=SAFE_FACTS,
+        fact_confidence={"pocketed": 1.0},
+        unaccounted=((5, 44),),
+        cut_short=ended,
+    )
+    shot_in = shot_input(record)
+    assert shot_in.unaccounted == ((5, 44),) and shot_in.uncertain == (ended,)
+    pipeline, _ = _pipeline({6: [ShotInput(1, 6, 1 / 60, BREAK_FACTS)], 50: [shot_in]})
+    shot = [s.to_json() for i in range(51) for s in pipeline.process(_frame(i)).shots][1]
+    assert shot["review"], shot
+    reasons = shot["review_reasons"]
+    assert any("lost from sight while moving (last seen on frame 44)" in r for r in reasons)
+    assert f"uncertain: {ended}" in reasons
 
 
 def test_a_won_rack_starts_the_next_with_the_other_breaker() -> None:
