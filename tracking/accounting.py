@@ -23,11 +23,10 @@ from numpy.typing import NDArray
 
 from calibration.table import TableSpec
 from tracking.event_config import EventConfig
-from tracking.fastnp import true_indices
 from tracking.geometry import POCKETS
 from tracking.jaws import hole_gap_mm
 from tracking.lost import Fate, Loss, cushion_ahead, fate
-from tracking.types import EventKind, TrackStatus
+from tracking.types import EventKind
 from vision.types import NUM_CLASSES
 
 FloatArray = NDArray[np.float64]
@@ -161,59 +160,3 @@ def over_near_cushion(table: TableSpec, loss: Loss, config: EventConfig) -> Fate
         f"lost {distance:.0f} mm before a cushion at {speed * outward / 1000:.1f} m/s along its "
         "normal and gone from the table when the shot ended: it left over that cushion",
     )
-
-
-def settle_rows(
-    rows: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.object_]],
-    removals: list[tuple[int, int, str]],
-    found_frames: int,
-) -> NDArray[np.object_]:
-    """The status of each tracks.csv row once the shots' removals are known (None: no row).
-
-    The tracker says a ball dropped only once it stays unseen long enough, and keeps a ball
-    whose drop it could not see (struck at rest and gone at once, or lost in its blur) as
-    hidden; other balls' single sightings under its number keep its track going. The
-    removals the referee settled on (`tracking.vanish`: the ball's path, the shot's end) say
-    when it left: from that frame on the ball is off the bed until it is found again, seen
-    on ``found_frames`` frames in a row (a spotted 10). Its row on the removal frame
-    becomes the removal, the rows after it until then go.
-
-    Args:
-        rows: (R,) frame, (R,) ball and (R,) status (`TrackStatus` values) of the rows, in
-            file order (frames ascending).
-        removals: (ball, frame, status) of each ball_pocket / ball_off_table event.
-        found_frames: sightings in a row that find a removed ball again (at least 1).
-
-    Returns:
-        (R,) each row's new status, None where the row goes.
-    """
-    frame, ball, status = rows
-    if not (len(frame) == len(ball) == len(status)):
-        raise ValueError("settle_rows: frame, ball and status must have one entry per row")
-    out = status.copy()
-    for gone, at, kind in sorted(removals, key=lambda removal: removal[1]):
-        index = true_indices((ball == gone) & (frame >= at))
-        if len(index) == 0 or frame[index[0]] != at or out[index[0]] not in _IN_PLAY:
-            continue  # the tracker removed it already: its own row stands
-        back = _found_again(frame[index], out[index], max(1, found_frames))
-        out[index[0]] = kind
-        out[index[1:back]] = None
-    return out
-
-
-_ON_TABLE = str(TrackStatus.ON_TABLE)
-_IN_PLAY = (_ON_TABLE, str(TrackStatus.OCCLUDED))
-
-
-def _found_again(frame: NDArray[np.int64], status: NDArray[np.object_], found_frames: int) -> int:
-    """Index into one ball's rows (R,), from its removal on, of the first of
-    ``found_frames`` consecutive frames on which it is seen on the bed, else R."""
-    run = 0
-    for index in range(1, len(frame)):
-        if status[index] != _ON_TABLE:
-            run = 0
-            continue
-        run = run + 1 if run and frame[index] == frame[index - 1] + 1 else 1
-        if run >= found_frames:
-            return index - run + 1
-    return len(frame)

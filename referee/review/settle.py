@@ -1,15 +1,22 @@
 """tracks.csv settled at the end of a review, streamed: bounded memory for any length of match.
 
 A ball leaves the rows on the frame the referee says it left, not when the tracker gave it
-up (`tracking.accounting.settle_rows` says how, on whole columns). A two-hour match is
-millions of rows, so the file is never read whole: three passes over its lines find the
-frame step, then each removal's span (one small state machine per removed ball, holding at
-most a found-again run of rows), then rewrite it into a temporary file renamed over the old
-one (a crash leaves the old file whole). The memory held is the removals and their spans,
-plus one count per distinct frame step, whatever the number of rows.
+up. The tracker says a ball dropped only once it stays unseen long enough, and keeps a ball
+whose drop it could not see (struck at rest and gone at once, or lost in its blur) as
+hidden; other balls' single sightings under its number keep its track going. The removals
+the referee settled on (`tracking.vanish`: the ball's path, the shot's end) say when it
+left. Each removal, in frame order, whose ball has a row in play (on the bed, seen or
+hidden) on the removal's frame turns that row into the removal (pocketed, off the table),
+and the ball's rows after it go until it is found again: seen on the bed on `found_frames`
+consecutive frames (a spotted 10), back in the rows from the first of them. A removal whose
+ball has no such row (the tracker removed it first) leaves its rows as they are.
 
-The result is byte for byte what `settle_rows` gives on the whole file's columns, given
-rows in frame order (the order `ReviewWriter` writes them).
+A two-hour match is millions of rows, so the file is never read whole: three passes over
+its lines find the frame step, then each removal's span (one small state machine per
+removed ball, holding at most a found-again run of rows), then rewrite it into a temporary
+file renamed over the old one (a crash leaves the old file whole). The memory held is the
+removals and their spans, plus one count per distinct frame step, whatever the number of
+rows. Rows come in frame order (the order `ReviewWriter` writes them).
 """
 
 from __future__ import annotations
@@ -134,7 +141,7 @@ def removal_spans(
 
 class _Removed:
     """One removed ball's rows, fed in frame order: where each of its removals applies and
-    where the ball is found again (`tracking.accounting.settle_rows`, one row at a time)."""
+    where the ball is found again (the module's rule, one row at a time)."""
 
     __slots__ = ("_found", "_gone", "_run", "pending", "spans")
 

@@ -3,20 +3,11 @@ inferred from them."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from referee.review.outputs import settle_tracks_file
 from tests.tracking.builders import TABLE, Noise, run_tracking, simulate
-from tracking.accounting import (
-    GONE_CONFIDENCE,
-    gone_fate,
-    reachable_pockets,
-    rest_segment,
-    settle_rows,
-)
+from tracking.accounting import GONE_CONFIDENCE, gone_fate, reachable_pockets, rest_segment
 from tracking.event_config import EventConfig
 from tracking.geometry import POCKETS
 from tracking.lost import Loss, LossBook
@@ -207,93 +198,3 @@ def test_a_ball_gone_where_a_resting_ball_is_hidden_too_is_not_pocketed(
     run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=blur), seed=5)
     assert EventKind.SHOT_END in [e.kind for e in run.events], run.events
     assert [e.balls for e in run.events if e.kind.removes_ball()] == gone, run.events
-
-
-ON, HID, POT, OFF = (str(s) for s in TrackStatus)
-
-
-def _ball_rows(
-    statuses: str, ball: int = 8, first: int = 0
-) -> tuple[list[int], list[int], list[str]]:
-    """One ball's rows on consecutive frames from ``first``: o on_table, h occluded, p
-    pocketed, x off_table, '.' no row."""
-    code = {"o": ON, "h": HID, "p": POT, "x": OFF}
-    frames = [first + i for i, c in enumerate(statuses) if c != "."]
-    return frames, [ball] * len(frames), [code[c] for c in statuses if c != "."]
-
-
-def _settle(statuses: str, removals: list[tuple[int, int, str]], found: int = 3) -> str:
-    frame, ball, status = _ball_rows(statuses)
-    other = _ball_rows("o" * len(statuses), ball=2)  # another ball's rows stay as they are
-    rows = sorted(zip(frame + other[0], ball + other[1], status + other[2], strict=True))
-    settled = settle_rows(
-        (
-            np.array([r[0] for r in rows], np.int64),
-            np.array([r[1] for r in rows], np.int64),
-            np.array([r[2] for r in rows], object),
-        ),
-        removals,
-        found,
-    )
-    mine = {r[0]: s for r, s in zip(rows, settled, strict=True) if r[1] == 8}
-    others = [s for r, s in zip(rows, settled, strict=True) if r[1] == 2]
-    assert others == [ON] * len(statuses)
-    back = {ON: "o", HID: "h", POT: "p", OFF: "x", None: "."}
-    return "".join(back[mine.get(index)] for index in range(len(statuses)))
-
-
-@pytest.mark.parametrize(
-    ("statuses", "removals", "want"),
-    [
-        # The tracker confirms the drop half a second late: the hidden rows before it go.
-        ("ooohhhhhp", [(8, 3, POT)], "ooop....."),
-        # Struck at rest and gone at once: kept hidden to the end by the tracker.
-        ("oooohhhhhhhh", [(8, 5, OFF)], "oooohx......"),
-        # Single sightings of other balls under its number do not bring it back.
-        ("ooohhohhhoohhhh", [(8, 3, POT)], "ooop..........."),
-        # A spotted ball seen on and on is back in play.
-        ("ooohhhp....oooooh", [(8, 3, POT)], "ooop.......oooooh"),
-        # Removed by the tracker before the referee's frame: its own row stands.
-        ("ooop......", [(8, 6, POT)], "ooop......"),
-        # No removal: nothing changes.
-        ("oohhhhhh", [], "oohhhhhh"),
-    ],
-    ids=[
-        "late-confirm",
-        "struck-at-rest",
-        "misread-sightings",
-        "spotted-back",
-        "tracker-first",
-        "none",
-    ],
-)
-def test_settled_rows_end_a_ball_where_the_referee_removed_it(
-    statuses: str, removals: list[tuple[int, int, str]], want: str
-) -> None:
-    assert _settle(statuses, removals) == want
-
-
-def test_settle_rows_rejects_ragged_columns() -> None:
-    with pytest.raises(ValueError, match="one entry per row"):
-        settle_rows((np.zeros(2, np.int64), np.zeros(3, np.int64), np.zeros(2, object)), [], 3)
-
-
-def test_settled_tracks_file_is_rewritten_whole(tmp_path: Path) -> None:
-    """The review's tracks.csv after a run: the 3's rows after the frame it dropped go and
-    its drop row moves there; the file is replaced, never left half-written."""
-    path = tmp_path / "tracks.csv"
-    head = "frame,time_s,ball,x_mm,y_mm,u_px,v_px,status\n"
-    lines = [head]
-    for frame in range(8):
-        lines.append(f"{frame},{frame / 30:.4f},cue,100.0,100.0,1.0,1.0,on_table\n")
-        status = "on_table" if frame < 3 else ("pocketed" if frame == 7 else "occluded")
-        lines.append(f"{frame},{frame / 30:.4f},3,500.0,60.0,2.0,2.0,{status}\n")
-    path.write_text("".join(lines))
-    settle_tracks_file(path, [(3, 2, POT)])
-    rows = path.read_text().splitlines()
-    assert rows[0] == head.strip()
-    threes = [row for row in rows[1:] if row.split(",")[2] == "3"]
-    assert [row.split(",")[-1] for row in threes] == [ON, ON, POT]
-    assert threes[-1].startswith("2,")
-    assert len(rows) == 1 + 8 + 3
-    assert not (tmp_path / "tracks.csv.tmp").exists()
