@@ -62,6 +62,7 @@ def review_clip(clip: Path, out_dir: Path, detector: str) -> dict[str, Any]:
         source.close()
     result = evaluate(clip, out_dir)
     result["review_summary"] = summary
+    result["judged_in_worker"] = review.worker is not None
     return result
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -160,22 +162,29 @@ CLIP = Path(__file__).resolve().parents[3] / "sample_videos" / "top_break_green"
 
 
 @needs_fork
-def test_a_review_writes_the_same_files_judged_in_one_or_two_processes(tmp_path: Path) -> None:
+def test_a_review_writes_the_same_files_judged_in_one_or_two_processes(
+    tmp_path: Path, truth_review: Callable[[Path], dict[str, Any]]
+) -> None:
+    """The review judged in one process against the end-to-end tests' review of the same
+    clip, judged in a worker (`truth_review`, shared)."""
     if not (CLIP / "video.mp4").is_file():
         pytest.skip("sample clip top_break_green not present")
     from referee.review.session import ReviewOptions
     from referee.review.start import open_review
 
-    for parallel in (False, True):
-        options = ReviewOptions(tmp_path / str(parallel), progress=False, parallel=parallel)
-        review = open_review(
-            CLIP / "video.mp4", CLIP / "calibration.json", None, options, truth_clip=CLIP
-        )
-        try:
-            summary = review.execute()
-        finally:
-            review.source.close()
-        assert (review.worker is not None) is parallel
-        assert summary["complete"] and summary["counts"]["shots"] >= 1
+    two = truth_review(CLIP)
+    assert two["judged_in_worker"]
+    assert two["review_summary"]["complete"] and two["review_summary"]["counts"]["shots"] >= 1
+    options = ReviewOptions(tmp_path, progress=False, parallel=False)
+    declarations = CLIP / "declarations.jsonl"
+    review = open_review(
+        CLIP / "video.mp4", CLIP / "calibration.json", declarations, options, truth_clip=CLIP
+    )
+    try:
+        summary = review.execute()
+    finally:
+        review.source.close()
+    assert review.worker is None
+    assert summary["complete"] and summary["counts"]["shots"] >= 1
     for name in ("tracks.csv", "events.jsonl", "shots.jsonl"):
-        assert (tmp_path / "True" / name).read_bytes() == (tmp_path / "False" / name).read_bytes()
+        assert (tmp_path / name).read_bytes() == (two["out_dir"] / name).read_bytes(), name
