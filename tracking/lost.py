@@ -295,6 +295,11 @@ class LossBook:
         self.blurred: dict[int, list[tuple[int, FloatArray]]] = {}
         """Per lost ball, the other balls that had just vanished as it was lost, and where
         they were last seen (a fast ball in its blur may have hit it)."""
+        self.approach_speed: dict[int, float] = {}
+        """Per ball in ``approached``, the fastest a ball came near it at, mm/s: no faster
+        can it have been sent off."""
+        self.ghosts: set[int] = set()
+        """Lost balls whose tracks were never balls (`DropExplainer._ghost`): no fate."""
         self._streak = np.zeros(NUM_CLASSES, np.int64)
         self._visible = np.zeros(NUM_CLASSES, bool)
 
@@ -320,6 +325,8 @@ class LossBook:
             if found[ball] or not (visible[ball] or hidden[ball]):
                 del self.losses[ball]  # found again, or removed (pocketed, off the table)
         self.approached &= set(self.losses)
+        self.approach_speed = {b: v for b, v in self.approach_speed.items() if b in self.approached}
+        self.ghosts &= set(self.losses)
         self.blurred = {ball: spots for ball, spots in self.blurred.items() if ball in self.losses}
         self.gone -= set(true_indices(found).tolist())
         lost[np.array([*self.losses, *self.gone], np.int64)] = False

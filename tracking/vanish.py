@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from tracking import contacts
-from tracking.accounting import gone_fate, rest_segment
+from tracking.accounting import gone_fate, reachable_pockets, rest_segment
 from tracking.drops import DropExplainer
 from tracking.fastnp import true_indices
 from tracking.geometry import segment_point_distance_mm
@@ -38,6 +38,11 @@ the lost ball is under it, or is it under another name."""
 _VIEW_TABLE_FRACTION = 0.25
 """A ball hidden at rest blocks the view this far around it (a fraction of the table's
 length: a player leaning over the table hides a stretch of it, not a spot)."""
+
+_APPROACH_MARGIN = 2.0
+"""How much faster than the fastest ball seen coming near a ball lost at rest that ball can
+have been sent off: the filtered speed of a ball just struck, or just off a contact, lags
+its true speed."""
 
 _BLUR_S = 0.25
 """A ball that vanished this recently and is still unseen may be a fast ball in its own
@@ -66,6 +71,8 @@ class VanishWatcher(DropExplainer):
         reach = self.table.ball_diameter_mm + self.config.ball_contact_tolerance_mm
         for ball in lost:
             loss = self._departure(int(ball))
+            if self._ghost(int(ball)):
+                self._losses.ghosts.add(int(ball))
             if taken_over(loss, float(times[0]), xy[0], reach):
                 self._losses.add(replace(loss, taken_over=True), None)
             else:
@@ -114,8 +121,12 @@ class VanishWatcher(DropExplainer):
             moving = movers.copy()
             moving[loss.ball] = False
             gaps = segment_point_distance_mm(xy[0, moving], xy[1, moving], loss.xy_mm[None])
-            if bool(np.any(gaps <= reach)):
+            near = gaps[:, 0] <= reach
+            if bool(np.any(near)):
                 self._losses.approached.add(loss.ball)
+                fastest = float(np.max(speed[moving][near]))
+                known = self._losses.approach_speed.get(loss.ball, 0.0)
+                self._losses.approach_speed[loss.ball] = max(known, fastest)
 
     def _positions(self) -> FloatArray:
         """(11, 2) where each ball in play is now: its rest position, else its last sighting."""
@@ -239,9 +250,14 @@ class VanishWatcher(DropExplainer):
         if end is None:
             return []
         out = []
-        hidden = [(loss.ball, loss.xy_mm) for loss in self._losses.resting()]
+        ghosts = self._losses.ghosts
+        hidden = [
+            (loss.ball, loss.xy_mm) for loss in self._losses.resting() if loss.ball not in ghosts
+        ]
         # A ball lost just now (a stroke ending the shot while balls roll) may yet be found.
         for loss, where in self._losses.take(end.time_s - self.config.settle_s):
+            if loss.ball in self._losses.ghosts:
+                continue  # a false detection's track, lost: nothing left the table
             if where is None and not self._in_view(loss, hidden):
                 continue
             where = where or self._gone(loss, end.time_s)
@@ -279,9 +295,26 @@ class VanishWatcher(DropExplainer):
         hit = loss.struck_by is not None or ball in self._losses.approached
         if not moving and not hit and not self._hit_unseen(ball):
             return None
-        if self._covered(loss):
+        if self._covered(loss) or self._too_slow_to_go(loss):
             return None
         return gone_fate(self.table, loss, self.config, trust_path=not loss.taken_over)
+
+    def _too_slow_to_go(self, loss: Loss) -> bool:
+        """Whether a ball lost at rest, known only to have had a ball come near it
+        (`LossBook.approached`; not seen struck, no blurred ball found moved), was
+        approached too slowly to have sent it into any pocket: no ball leaves a contact
+        faster than the ball that hit it, so it rolled at most as far as
+        `_APPROACH_MARGIN` times the approach's fastest speed carries a ball at the gentlest
+        rolling deceleration (`accounting.reachable_pockets`). Such a ball was nudged, or
+        not touched at all, and is hidden where it lay (a player's body over it)."""
+        ball = loss.ball
+        if np.any(loss.velocity_mm_s) or loss.struck_by is not None or self._hit_unseen(ball):
+            return False
+        speed = self._losses.approach_speed.get(ball)
+        if speed is None:
+            return False
+        probe = replace(loss, velocity_mm_s=np.array([_APPROACH_MARGIN * speed, 0.0]))
+        return not reachable_pockets(self.table, probe, self.config)
 
     def _in_view(self, loss: Loss, hidden: list[tuple[int, FloatArray]]) -> bool:
         """Whether the table where ``loss``'s ball can lie (`accounting.rest_segment`) is in
