@@ -75,6 +75,9 @@ _SUM_CHANNELS = np.ones((1, 3), np.float32)
 _FAR = 30.0
 """Colour distance from the cloth (8-bit units) of what is surely not the cloth: a ball, a
 hand (the detector's foreground starts at about half of it)."""
+_HOLE_RATIO = 0.4
+"""Brightness along the cloth's colour, as a share of the cloth's, below which a pixel at a
+pocket is its hole (a shadow of the rail keeps more than half the cloth's light)."""
 _SHADE_RATIO = 0.8
 """Cloth darker than this share of the first (wide median) estimate is left out of the
 cloth model: a passing shadow or a dark object, not the cloth's lasting colour (a lasting
@@ -156,11 +159,14 @@ class ClothModel:
             outline, was missed and then taken for background (recall 0.926 -> 0.944); real
             overhead test split recall 0.660 -> 0.688, precision 0.954 either way; five
             rendered clips' reviews identical. None: nothing known.
+        holes: (H, W) bool, pocket holes seen in the learning frame (`_dark_holes`), which
+            `with_static_edges` takes as background wherever they reach. None: nothing known.
     """
 
     bgr: NDArray[np.float32]
     noise: float
     passing: NDArray[np.bool_] | None = field(default=None, repr=False)
+    holes: NDArray[np.bool_] | None = field(default=None, repr=False)
     unit: NDArray[np.float32] = field(init=False, repr=False)
     norm: NDArray[np.float32] = field(init=False, repr=False)
     channel: int = field(init=False)
@@ -204,10 +210,10 @@ class ClothModel:
         objects = (cloth_distance(image, local, dark_ratio) > _FAR) & inside
         # The valid region may cut a ball against a far cushion (its top shows over it).
         near = cv2.dilate(view.valid, np.ones((2 * radius + 1,) * 2, np.uint8)) > 0
-        moving = _passing(objects, view, radius) | _ball_sized(
-            (_hue_distance(image, local) > _FAR) & near, radius
-        )
-        return cls(bgr=local, noise=max(spread, 0.5), passing=moving)
+        hue = _hue_distance(image, local)
+        moving = _passing(objects, view, radius) | _ball_sized((hue > _FAR) & near, radius)
+        holes = _dark_holes(image, local, hue, view.holes)
+        return cls(bgr=local, noise=max(spread, 0.5), passing=moving, holes=holes)
 
 
 def with_static_edges(
@@ -216,11 +222,40 @@ def with_static_edges(
     """The cloth model with the frame's own (lightly smoothed) colour taken as background
     where `static` is set: cushion faces, pocket jaws and rail shadows near the cushions,
     which an angled camera sees and which never move."""
+    if cloth.holes is not None:
+        static = static | cloth.holes
     if cloth.passing is not None:
         static = static & ~cloth.passing
     merged = cloth.bgr.copy()
     merged[static] = cv2.blur(image, (3, 3)).astype(np.float32)[static]
-    return ClothModel(bgr=merged, noise=cloth.noise, passing=cloth.passing)
+    return ClothModel(bgr=merged, noise=cloth.noise, passing=cloth.passing, holes=cloth.holes)
+
+
+def _dark_holes(
+    image: NDArray[np.uint8],
+    cloth: NDArray[np.float32],
+    hue: NDArray[np.float32],
+    holes: NDArray[np.uint8],
+) -> NDArray[np.bool_] | None:
+    """(H, W) bool the pocket holes a frame shows: pixels of a pocket's region (`holes` > 0,
+    `TableView.holes`) far darker than the cloth (`_HOLE_RATIO`) and near the line of its
+    colour (black, or the cloth's hue in deep shade), in pieces that reach the pocket's core
+    (`holes` == 2), grown by 2 px (the blur at the hole's edge). Seen from above, a corner
+    pocket's hole reaches past the jaw line where a ball may hang on the lip; its round
+    edge was found as a dark ball and, found in the learning frame, never taken as
+    background. None: no pockets known."""
+    if not holes.any():
+        return None
+    dark = (holes > 0) & (brightness_ratio(image, cloth) < _HOLE_RATIO) & (hue < _FAR)
+    count, labels = cv2.connectedComponents(dark.astype(np.uint8), connectivity=8)
+    if count <= 1:
+        return None
+    core = np.zeros(count, bool)
+    core[np.asarray(labels)[dark & (holes == 2)]] = True
+    core[0] = False
+    grown = cv2.dilate(core[labels].astype(np.uint8), np.ones((5, 5), np.uint8))
+    found: NDArray[np.bool_] = grown > 0
+    return found
 
 
 def _passing(objects: NDArray[np.bool_], view: TableView, radius: int) -> NDArray[np.bool_]:
