@@ -57,6 +57,18 @@ class _Recorder:
         self.frames.append((frame.index, frame.time_s, hint_xy_px is None, detections))
         return detections
 
+    def detect_reaching(
+        self,
+        frame: Frame,
+        hint_xy_px: NDArray[np.floating] | None,
+        reach_xy_px: NDArray[np.floating],
+    ) -> Detections:
+        """The reaching search (`PipelineConfig.reach_speed_mm_s`), recorded the same way:
+        without it the pipeline, which looks it up by name, would silently not reach."""
+        detections: Detections = self.inner.detect_reaching(frame, hint_xy_px, reach_xy_px)
+        self.frames.append((frame.index, frame.time_s, hint_xy_px is None, detections))
+        return detections
+
 
 class _Player:
     """Hands back the recorded detections of each frame, whatever hint is asked for."""
