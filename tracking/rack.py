@@ -55,9 +55,18 @@ class RackConfig:
             below one place's spacing, so a rack is never read one place off.
         cue_prior: weight of the cue ball on a rack place (it is never in the triangle);
             lowering it rules the cue ball out more surely.
-        misplaced_prior: weight of the 1 off the apex, the 10 off the centre, and any other
-            ball on the apex or the centre (an imperfect rack); 1.0: places say nothing of
-            the object balls.
+        misplaced_prior: weight of the 1 off the apex and the 10 off the centre (an
+            imperfect rack); 1.0: the other places say nothing of the 1 and the 10.
+        anchor_prior: weight of any other ball on the apex or the centre. Lowering it names
+            the apex the 1 and the centre the 10 against their colour: a far end's racked
+            ball is a few pixels wide and its pixels take in its neighbours' (a broadcast
+            view's centre ball read as the red 3 beside it). 1.0: those places say nothing.
+            0.2 -> 0.005 (recorded real detections replayed, live the same where checked):
+            a fresh broadcast clip's identity 0.986 -> 1.000 (switches 10 -> 4, a false
+            pocket gone), broadcast_scratch_red_tv 0.9984 -> 0.9987 (switches 8 -> 10), a
+            corner clip 0.9805 -> 0.9803, the 12 other sample and fresh clips unchanged;
+            calls 36/38 both. Also lowering `misplaced_prior` (0.005) or raising `floor`
+            (0.05) cost a fresh corner clip its calls or switches (11 -> 20).
         floor: class probabilities are raised to at least this before the prior weighs
             them, so a saturated reading (1.0 cue, 0.0 for the rest) still leaves the
             prior something to choose between.
@@ -72,15 +81,17 @@ class RackConfig:
     max_shift_diameters: float = 0.75
     cue_prior: float = 1.0e-3
     misplaced_prior: float = 0.2
+    anchor_prior: float = 0.005
     floor: float = 0.01
     rearm_s: float = 2.0
     moved_diameters: float = 0.3
 
     def __post_init__(self) -> None:
-        weights = (self.cue_prior, self.misplaced_prior, self.floor)
+        weights = (self.cue_prior, self.misplaced_prior, self.anchor_prior, self.floor)
         if not all(0.0 < w <= 1.0 for w in weights) or self.tolerance_diameters <= 0:
             raise ValueError(
-                "RackConfig: cue_prior, misplaced_prior and floor must be in (0, 1] and "
+                "RackConfig: cue_prior, misplaced_prior, anchor_prior and floor must be in "
+                "(0, 1] and "
                 f"tolerance_diameters positive, got {weights} and {self.tolerance_diameters}"
             )
 
@@ -97,9 +108,9 @@ def place_priors(config: RackConfig) -> NDArray[np.float64]:
     """(10, 11) prior weight of each class on each rack place."""
     prior = np.ones((10, NUM_CLASSES))
     prior[:, [1, 10]] = config.misplaced_prior
-    prior[APEX] = config.misplaced_prior
+    prior[APEX] = config.anchor_prior
     prior[APEX, 1] = 1.0
-    prior[CENTRE] = config.misplaced_prior
+    prior[CENTRE] = config.anchor_prior
     prior[CENTRE, 10] = 1.0
     prior[:, CUE] = config.cue_prior
     return prior

@@ -70,6 +70,20 @@ def test_the_apex_is_the_1_and_the_centre_the_10() -> None:
     assert np.argmax(weighed[1]) == 2
 
 
+@pytest.mark.parametrize("place", [APEX, CENTRE], ids=["apex", "centre"])
+def test_the_apex_and_centre_are_named_against_a_neighbours_colour(place: int) -> None:
+    # A far end's racked ball is a few pixels wide and takes in its neighbours' pixels: the
+    # apex reads as the red 3 behind it, or the centre as the 3 beside it, with the 3 itself
+    # (a merged blob) not found. The rack says which balls they are.
+    xy, prob = _racked_frame()
+    hidden = 2  # the 3's place
+    prob[place] = class_probabilities({3: 0.99})
+    keep = np.arange(len(xy)) != hidden
+    weighed = RackPrior(TABLE).apply(_detections(xy[keep], prob[keep].astype(np.float32)))
+    labels = np.argmax(weighed.class_prob, axis=1)
+    assert labels[place - int(place > hidden)] == (1 if place == APEX else 10)
+
+
 @pytest.mark.parametrize("keep", [5, 0], ids=["five_balls", "none"])
 def test_no_rack_standing_leaves_the_probabilities_alone(keep: int) -> None:
     xy, prob = _racked_frame(keep=keep)
