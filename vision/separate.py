@@ -109,6 +109,14 @@ UNEXPLAINED_DISCS = 1.0
 between touching balls go) that no placed ball explains and that makes the blob more than
 balls (measured: a rendered breaker's hand with its cue about 2 discs)."""
 
+SMEAR_DISCS = 3.0
+"""Area, in ball discs, below which a large unexplained piece may be a ball's motion smear
+rather than an arm: its distance-transform peaks are still left to the lone-ball search
+(the black ball leaving a rendered broadcast break at 30 fps smeared over 2.2 discs, 2.5
+diameters long, and was lost; a sleeve one ball wide across the table is many times that).
+A hand with its cue (about 2 discs) then has its peaks judged by the lone-ball search too, as
+when crowds are left whole; balls placed beside such a piece are still dropped."""
+
 UNEXPLAINED_REACH = 1.4
 """Radii from a ball's centre within which a large unexplained piece makes it doubtful
 (past the shadow and blur at its rim)."""
@@ -276,7 +284,8 @@ def _explained(
     seeds: NDArray[np.float64],
 ) -> NDArray[np.float64]:
     """(K, 2) the placed balls, less those beside a large unexplained piece of their blob,
-    and the (S, 2) seeds left alone in a smaller one (`_lone_seeds`).
+    and the (S, 2) seeds left alone in a smaller one or in one small enough to be a ball's
+    motion smear (`SMEAR_DISCS`; `_lone_seeds`).
 
     A blob of touching balls is explained by their discs but for slivers between them (and
     a ball hidden behind nearer ones); a piece of at least `UNEXPLAINED_DISCS` discs that
@@ -291,6 +300,7 @@ def _explained(
     radius = np.maximum(map_at(region.radius, np.asarray(centroids, np.float64)), 1.0)
     large = stats[:, cv2.CC_STAT_AREA] >= UNEXPLAINED_DISCS * np.pi * radius * radius
     large[0] = False
+    smear = large & (stats[:, cv2.CC_STAT_AREA] < SMEAR_DISCS * np.pi * radius * radius)
     kept = placed
     if large.any():
         unexplained = large[piece].astype(np.uint8)
@@ -299,7 +309,7 @@ def _explained(
         beside = sample(unexplained, ring).max(axis=1, initial=0.0) > 0
         beside |= map_at(unexplained, placed) > 0
         kept = placed[~beside]
-    lone = _lone_seeds(region, np.asarray(piece, np.int32), large, kept, seeds)
+    lone = _lone_seeds(region, np.asarray(piece, np.int32), large & ~smear, kept, seeds)
     return np.vstack([kept, lone])
 
 
