@@ -9,6 +9,19 @@ from typing import Any
 import pytest
 
 
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    """Let the suite run in one process with pytest-xdist turned off (``-p no:xdist``).
+
+    pyproject.toml's addopts spread the suite over two worker processes with xdist's
+    ``--numprocesses``; without xdist that option would be unknown and pytest would refuse to
+    start, so it is accepted here and does nothing.
+    """
+    if not pluginmanager.has_plugin("xdist"):
+        parser.getgroup("xdist").addoption(
+            "--numprocesses", default=None, help="ignored: pytest-xdist is off (-p no:xdist)"
+        )
+
+
 @pytest.fixture(scope="session")
 def truth_review(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], dict[str, Any]]:
     """Review a sample clip with the truth detector, once per session whoever asks.
