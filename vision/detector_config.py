@@ -78,20 +78,23 @@ class DetectorConfig:
             calibrated table are left to the lone-ball search, and views whose touching balls
             overlap much (`crowd_min_separation`) are not split. Single images: real overhead
             fisheye test split, uncalibrated, precision 0.545 -> 0.965, recall 0.586 ->
-            0.613. Review, real detector, crowds on against off (at 6db2e7b with the crowd
-            fixes of a2f5785): nudge_safety 3/3 both (on was 2/3 before a crowd ball had
-            to fill its disc: a nudged ball beside a hand was placed half a radius off),
-            s3_top 3/3 both (was 2/3: a dark ball touching another on red cloth lost),
-            s1_broadcast 2/3 on, 3/3 off (a cue ball blurred past a rack ball after a
-            stroke: strike seen 17 frames late), corner_lip_stay 0/3 on, 2/3 off (the
-            break's strike seen one frame late, so a rack ball's jump at the next full
-            search counts as a disturbance), broadcast_pushout 0/4 both (its 3/4 with
-            crowds on at 6db2e7b tracked the 8 into foot_left by luck: it was not seen
-            between the rack and the pocket either way), s2_corner 0/3 both. Crowd step
-            cost: about +20 % detector time per frame (open loop along the truth, five
-            clips: +16 to +23 %). Off by default until every clip is at least as good; turn
-            it on with `[detector]
-            separate_crowds = true` in a review config.
+            0.613. In reviews too since d9f69b8 (a ball smeared out of a crowd keeps its
+            distance peak): at a slant a rack's touching balls merge into one blob, and
+            unsplit its middle and back balls never get a track (a 1920x1080 broadcast 7 ft
+            view: a green 6 on green cloth, a maroon 7 and the back 4 untracked until the
+            4 dropped on the break, unseen). Real detector, calls right, off -> on: an
+            unseen held-out set (six clips, 20 shots: broadcast and corner views at 30/50/60
+            fps, 1280x720 to 1920x1080, players in view) 11 -> 15; the sample clips 26 -> 26
+            (broadcast_nudge ball-frame recall 0.991 -> 0.974: three rack balls found only
+            at the break; top_moving 6 identity switches, were 0); four fresh breaks of
+            the crowds engineer 2 -> 3. Cost: +19-30 % review CPU on broadcast views,
+            none on corner views (their crowds are not split: `crowd_min_separation`).
+        crowd_smear_peaks: an unexplained piece of a crowded blob small enough to be a
+            ball's motion smear (`vision.separate.SMEAR_DISCS`) keeps its distance peaks for
+            the lone-ball search: on a 30 fps break the black 8 leaving the rack smeared into
+            such a piece and was lost (broadcast_pushout, crowds on: calls 3/4 -> 4/4). Off
+            for single images (`tenball detect`), where no track vets a detection: on real
+            overhead club photos it took precision 0.945 -> 0.914 (hands and cues).
         crowd_min_separation: crowded blobs are split only where touching balls' centres
             lie at least this many radii apart in the image (`vision.separate.MIN_SEPARATION`;
             0: everywhere, as for single images, where corner views gain too).
@@ -154,7 +157,8 @@ class DetectorConfig:
     still_max_age_s: float = 1.0
     full_refresh_s: float = 2.0
     channel_edges: bool = False
-    separate_crowds: bool = False
+    separate_crowds: bool = True
     crowd_min_separation: float = MIN_SEPARATION
+    crowd_smear_peaks: bool = True
     lip_shelf_radii: float = 1.5
     identifier: IdentifierConfig = field(default_factory=IdentifierConfig)

@@ -345,7 +345,9 @@ def _candidates(
         # by ball from round outlines; their distance peaks are only seeds.
         in_crowd = map_at(crowd.astype(np.uint8), blobs) > 0
         crowds = Crowds(crowd, votes, touching)
-        placed = crowd_centres(region, crowds, blobs[in_crowd], config.edge_gradient)
+        placed = crowd_centres(
+            region, crowds, blobs[in_crowd], config.edge_gradient, config.crowd_smear_peaks
+        )
         blobs = np.vstack([blobs[~in_crowd], placed])
     rings = (
         outline_peaks(region, config.edge_gradient, config.min_ring_votes, votes)[0]

@@ -232,7 +232,11 @@ def disc_share(
 
 
 def crowd_centres(
-    region: SearchRegion, crowds: Crowds, seeds: NDArray[np.float64], edge: float
+    region: SearchRegion,
+    crowds: Crowds,
+    seeds: NDArray[np.float64],
+    edge: float,
+    smear_peaks: bool = True,
 ) -> NDArray[np.float64]:
     """(K, 2) ball centres in the crowded blobs, placed best first.
 
@@ -241,6 +245,8 @@ def crowd_centres(
         crowds: the crowded blobs and their outline votes.
         seeds: (S, 2) more candidate centres (distance-transform peaks).
         edge: lightness gradient (Lab L per px) that counts as an outline.
+        smear_peaks: keep the seeds of an unexplained piece small enough to be a ball's
+            motion smear (`SMEAR_DISCS`) for the lone-ball search.
     """
     crowd, votes = crowds.mask, crowds.votes
     candidates = np.vstack([_vote_peaks(region, crowd, votes), seeds])
@@ -273,7 +279,7 @@ def crowd_centres(
     rank = best_votes * shares + filled
     order = np.flatnonzero(usable)[np.argsort(-rank[usable], kind="stable")]
     placed, residual = _place(region, crowds, candidates[order], radius[order], cover[order])
-    return _explained(region, crowd, residual, placed, seeds)
+    return _explained(region, crowd, residual, placed, (seeds, smear_peaks))
 
 
 def _explained(
@@ -281,7 +287,7 @@ def _explained(
     crowd: NDArray[np.bool_],
     residual: NDArray[np.uint8],
     placed: NDArray[np.float64],
-    seeds: NDArray[np.float64],
+    peaks: tuple[NDArray[np.float64], bool],
 ) -> NDArray[np.float64]:
     """(K, 2) the placed balls, less those beside a large unexplained piece of their blob,
     and the (S, 2) seeds left alone in a smaller one or in one small enough to be a ball's
@@ -300,7 +306,9 @@ def _explained(
     radius = np.maximum(map_at(region.radius, np.asarray(centroids, np.float64)), 1.0)
     large = stats[:, cv2.CC_STAT_AREA] >= UNEXPLAINED_DISCS * np.pi * radius * radius
     large[0] = False
+    seeds, smear_peaks = peaks
     smear = large & (stats[:, cv2.CC_STAT_AREA] < SMEAR_DISCS * np.pi * radius * radius)
+    smear &= smear_peaks
     kept = placed
     if large.any():
         unexplained = large[piece].astype(np.uint8)

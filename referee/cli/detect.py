@@ -187,6 +187,7 @@ def single_image_config(palette: str) -> Any:
         identifier=IdentifierConfig(palette=palette),
         separate_crowds=True,
         crowd_min_separation=0.0,
+        crowd_smear_peaks=False,
     )
 
 

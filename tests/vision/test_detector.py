@@ -155,7 +155,9 @@ def test_hinted_racks_are_split_where_the_tracker_expects_more_balls() -> None:
     xy, balls = rack_xy(seed=1)
     scene = render_scene(xy, balls, seed=1, preset="broadcast")
     hints = scene.uv_px + np.random.default_rng(3).normal(0, 1.5, scene.uv_px.shape)
-    plain = BallDetector(scene.calibration, DetectorConfig(reuse_still_windows=False))
+    plain = BallDetector(
+        scene.calibration, DetectorConfig(reuse_still_windows=False, separate_crowds=False)
+    )
     crowds = BallDetector(scene.calibration, CROWDS)
     for detector in (plain, crowds):
         detector.detect(scene.frame)  # learns the cloth
