@@ -8,7 +8,7 @@
 from referee.rules.call import Call, FoulCode, Reason
 from referee.rules.config import BreakOrder, RulesConfig, Variant
 from referee.rules.declarations import push_out_allowed, validate_declarations
-from referee.rules.engine import choose_option, decide, next_rack, warn
+from referee.rules.engine import choose_option, concede, decide, next_rack, warn
 from referee.rules.errors import RulesInputError
 from referee.rules.match import Correction, Match, MatchEntry
 from referee.rules.rack import RackCheck, check_rack
@@ -52,6 +52,7 @@ __all__ = [
     "apply_step",
     "check_rack",
     "choose_option",
+    "concede",
     "decide",
     "initial_state",
     "next_rack",

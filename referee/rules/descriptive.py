@@ -3,19 +3,29 @@
 The camera may report more than the core facts: a ball that rode the rail top and fell back
 (`returned_to_bed_after_rail_top`), how a ball left the table (`off_table_detail`), balls that
 dropped after the balls came to rest (`late_drops`). These change what counts as off the table
-(I-15) and as pocketed on the shot (I-20), so they are applied before the rules run.
+(I-15) and as pocketed on the shot (I-20), so they are applied before the rules run. Each one
+is checked first: a malformed one is refused with its field named, never silently dropped.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
+
+from referee.rules.errors import RulesInputError
+from referee.rules.readers import as_ball, as_bool, as_list, as_pocket, ball_or_cue, is_cue
 
 LATE_DROP_WINDOW_S = 5.0
 """I-20 (WPA 5-second rule): a ball dropping within this time of all balls stopping counts."""
 
-NON_TABLE_OBJECTS = ("lamp", "light", "person", "player", "spectator", "chalk", "floor", "object")
+NON_TABLE_OBJECTS = (
+    "lamp", "light", "person", "player", "spectator", "referee", "chalk", "floor", "object",
+)  # fmt: skip
 """Words in an off-table detail that mean the ball touched something that is not the table."""
+
+_SECONDS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:s|sec|secs|second|seconds)?\s*$")
+"""A delay written as text: "6", "6.5 s", "7 seconds"."""
 
 
 def _ball_of(entry: Any) -> Any:
@@ -27,9 +37,13 @@ def _same_ball(a: Any, b: Any) -> bool:
 
 
 def _touched_non_table_object(entry: Any) -> bool:
+    """The detail names a non-table object, as a value ("touched": "lamp") or as a key set
+    true ("touched_lamp": true, "touched_non_table_object": true)."""
     if not isinstance(entry, Mapping):
         return False
-    words = " ".join(str(v).lower() for k, v in entry.items() if k != "ball")
+    texts = [str(v) for k, v in entry.items() if k != "ball" and not isinstance(v, bool)]
+    texts += [str(k) for k, v in entry.items() if v is True]
+    words = " ".join(texts).lower()
     return any(word in words for word in NON_TABLE_OBJECTS)
 
 
@@ -37,16 +51,22 @@ _NOT_DELAYS = ("ball", "pocket", "frame")
 """Keys of a late-drop entry that are never its delay."""
 
 
+def _number(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    match = _SECONDS.match(value) if isinstance(value, str) else None
+    return float(match.group(1)) if match else None
+
+
 def _delay_s(entry: Mapping[str, Any]) -> float | None:
     """Seconds from all balls stopping to the drop: the number under a key in seconds
     ("seconds_after_stop", "delay_s"), else the one number the entry holds ("t_after_rest")."""
     numbers = {
-        key: float(value)
+        key: number
         for key, value in entry.items()
         if key not in _NOT_DELAYS
         and not key.startswith("frame")
-        and isinstance(value, int | float)
-        and not isinstance(value, bool)
+        and (number := _number(value)) is not None
     }
     timed = [v for k, v in numbers.items() if k.endswith("_s") or "sec" in k]
     if timed:
@@ -63,33 +83,81 @@ def _detail_entries(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else []
 
 
+def _check_late_drops(value: Any, on_table: tuple[int, ...] | None) -> None:
+    for i, entry in enumerate(as_list(value, "shot.late_drops")):
+        where = f"shot.late_drops[{i}]"
+        if not isinstance(entry, Mapping):
+            ball_or_cue(entry, where, on_table)
+            continue
+        ball_or_cue(entry.get("ball"), f"{where}.ball", on_table)
+        if entry.get("pocket") is not None:
+            as_pocket(entry["pocket"], f"{where}.pocket")
+        delay = _delay_s(entry)
+        if delay is not None and delay < 0:
+            raise RulesInputError(where, f"a drop cannot come {-delay} s before the balls stop")
+
+
+def _check_off_table_detail(value: Any, on_table: tuple[int, ...] | None) -> None:
+    where = "shot.off_table_detail"
+    if not isinstance(value, Mapping | list):
+        raise RulesInputError(where, f"expected a list or an object, got {type(value).__name__}")
+    for i, entry in enumerate(_detail_entries(value)):
+        if not isinstance(entry, Mapping):
+            raise RulesInputError(
+                f"{where}[{i}]", f'expected an object with a "ball", got {entry!r}'
+            )
+        ball_or_cue(entry.get("ball"), f"{where}[{i}].ball", on_table)
+
+
+def check_descriptive_facts(facts: Mapping[str, Any], on_table: tuple[int, ...] | None) -> None:
+    """Refuse a malformed descriptive fact, naming its field (balls 1..10 on the table, or the
+    cue ball where a list may name it; pockets; delays not negative; flags true or false).
+
+    Raises:
+        RulesInputError: naming the field, e.g. ``"shot.late_drops[0].ball"``.
+    """
+    if facts.get("late_drops") is not None:
+        _check_late_drops(facts["late_drops"], on_table)
+    if facts.get("off_table_detail") is not None:
+        _check_off_table_detail(facts["off_table_detail"], on_table)
+    for key in ("returned_to_bed_after_rail_top", "frozen_to_rail_at_start"):
+        for i, entry in enumerate(as_list(facts.get(key), f"shot.{key}")):
+            ball_or_cue(entry, f"shot.{key}[{i}]", on_table)
+    for i, entry in enumerate(as_list(facts.get("cue_ball_frozen_to"), "shot.cue_ball_frozen_to")):
+        where = f"shot.cue_ball_frozen_to[{i}]"
+        ball = as_ball(_ball_of(entry), where)
+        if on_table is not None and ball not in on_table:
+            raise RulesInputError(where, f"the {ball} was not on the table")
+    as_bool(facts.get("cue_ball_airborne"), "shot.cue_ball_airborne")
+
+
 def _apply_off_table(facts: dict[str, Any]) -> None:
-    off = list(facts.get("off_table") or [])
+    off = as_list(facts.get("off_table"), "shot.off_table")
     forced = [
         _ball_of(e)
         for e in _detail_entries(facts.get("off_table_detail"))
         if _touched_non_table_object(e)
     ]
     for ball in forced:  # I-15: touching a non-table object is off, even if it comes back
-        if str(ball) in ("cue", "0"):
+        if is_cue(ball) or str(ball) == "0":
             facts["cue_ball_off_table"] = True
-        elif not any(_same_ball(ball, b) for b in off):
+        elif not any(_same_ball(ball, _ball_of(b)) for b in off):
             off.append(ball)
     returned = [
-        b
-        for b in facts.get("returned_to_bed_after_rail_top") or []
-        if not any(_same_ball(b, f) for f in forced)
+        _ball_of(b)
+        for b in as_list(facts.get("returned_to_bed_after_rail_top"), "shot.returned")
+        if not any(_same_ball(_ball_of(b), f) for f in forced)
     ]
     for ball in returned:  # I-15: rode the rail top and fell back: not off the table
-        if str(ball) == "cue":
+        if is_cue(ball):
             facts["cue_ball_off_table"] = False
-        off = [b for b in off if not _same_ball(b, ball)]
+        off = [b for b in off if not _same_ball(_ball_of(b), ball)]
     facts["off_table"] = off
 
 
 def _apply_late_drops(facts: dict[str, Any]) -> None:
-    pocketed = list(facts.get("pocketed") or [])
-    for entry in facts.get("late_drops") or []:
+    pocketed = as_list(facts.get("pocketed"), "shot.pocketed")
+    for entry in as_list(facts.get("late_drops"), "shot.late_drops"):
         if not isinstance(entry, Mapping):
             continue  # a bare ball number says nothing about timing: trust `pocketed`
         ball, delay = entry.get("ball"), _delay_s(entry)
@@ -106,9 +174,9 @@ def _apply_late_drops(facts: dict[str, Any]) -> None:
 def _moved(facts: Mapping[str, Any], ball: Any) -> bool:
     """The ball reached a cushion, dropped or left the table on the shot."""
     seen = [
-        *(facts.get("cushion_after_first_contact") or []),
-        *(_ball_of(p) for p in facts.get("pocketed") or []),
-        *(facts.get("off_table") or []),
+        *(_ball_of(b) for b in as_list(facts.get("cushion_after_first_contact"), "shot")),
+        *(_ball_of(p) for p in as_list(facts.get("pocketed"), "shot.pocketed")),
+        *(_ball_of(b) for b in as_list(facts.get("off_table"), "shot.off_table")),
     ]
     return any(_same_ball(ball, b) for b in seen)
 
@@ -118,15 +186,25 @@ def _apply_frozen_cue_ball(facts: dict[str, Any]) -> None:
     camera sees no meeting of two balls already touching, so when it reports no first ball
     but the frozen-to ball moved (reached a cushion, dropped, left the table), that ball was
     the first one hit. Shooting away from it, it does not move and nothing is inferred."""
-    frozen = facts.get("cue_ball_frozen_to")
-    balls = frozen if isinstance(frozen, list) else [frozen]
-    moved = [b for b in balls if b is not None and str(b) != "cue" and _moved(facts, b)]
+    balls = as_list(facts.get("cue_ball_frozen_to"), "shot.cue_ball_frozen_to")
+    moved = [b for b in balls if _moved(facts, b)]
     if facts.get("first_object_ball_contacted") is None and len(moved) == 1:
         facts["first_object_ball_contacted"] = moved[0]
 
 
-def apply_descriptive_facts(data: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of a rules.md §4 facts object with the descriptive facts applied."""
+def apply_descriptive_facts(
+    data: Mapping[str, Any], on_table: tuple[int, ...] | None = None
+) -> dict[str, Any]:
+    """A copy of a rules.md §4 facts object with the descriptive facts checked and applied.
+
+    Args:
+        data: the shot facts as given.
+        on_table: when given, every ball a descriptive fact names must be on the table.
+
+    Raises:
+        RulesInputError: a descriptive fact is malformed (its field named).
+    """
+    check_descriptive_facts(data, on_table)
     facts = dict(data)
     if "off_table_detail" in facts or "returned_to_bed_after_rail_top" in facts:
         _apply_off_table(facts)

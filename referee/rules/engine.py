@@ -308,6 +308,24 @@ def warn(state: GameState, player: Player, by: str | None = None) -> tuple[Call,
     return status_call(new, (reason,), text + "."), new
 
 
+def concede(state: GameState, player: Player) -> tuple[Call, GameState]:
+    """A player concedes the rack: his opponent wins it. The FFB text is silent; WPA (1.x,
+    "Concession") makes a concession a loss. Counts and warnings reset as at any rack's end.
+
+    Raises:
+        RulesInputError: the rack is over.
+    """
+    check_in_play(state)
+    winner = player.other()
+    new = GameState(
+        balls_on_table=state.balls_on_table, turn=None, breaker=state.breaker, is_break=False,
+        cue_ball=state.cue_ball, rack_winner=winner,
+    )  # fmt: skip
+    text = f"{player} concedes the rack: {winner} wins it"
+    call = status_call(new, (Reason("CONCESSION", "WPA (concession)", text + "."),), text + ".")
+    return replace(call, shooter=player, turn_ends=True), new
+
+
 def next_rack(state: GameState, config: RulesConfig = DEFAULT_CONFIG) -> GameState:
     """The next rack once this one is won: who breaks follows `config.break_order` (I-23)."""
     if state.rack_winner is None:

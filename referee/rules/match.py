@@ -16,8 +16,8 @@ from referee.rules.call import Call
 from referee.rules.config import BreakOrder, RulesConfig, Variant
 from referee.rules.engine import DEFAULT_CONFIG
 from referee.rules.errors import RulesInputError
-from referee.rules.parse import as_bool, as_mapping, as_player
 from referee.rules.rack import RackCheck
+from referee.rules.readers import as_bool, as_mapping, as_player
 from referee.rules.state import GameState, Player
 from referee.rules.steps import apply_step, ready
 

@@ -8,9 +8,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from calibration.table import Pocket
 from referee.rules.descriptive import apply_descriptive_facts
 from referee.rules.errors import RulesInputError
+from referee.rules.readers import (
+    as_ball,
+    as_bool,
+    as_list,
+    as_mapping,
+    as_player,
+    as_pocket,
+    entry_ball,
+    is_cue,
+)
 from referee.rules.shot import (
     CUE,
     REFEREE_FOUL_CODES,
@@ -25,40 +34,6 @@ from referee.rules.shot import (
 from referee.rules.state import CueBall, GameState, PendingOption, Player
 
 _FOUL_BY_CODE = {code: foul for foul, code in REFEREE_FOUL_CODES.items()}
-
-
-def as_mapping(value: Any, where: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise RulesInputError(where, f"expected an object, got {type(value).__name__}")
-    return value
-
-
-def as_list(value: Any, where: str) -> list[Any]:
-    """A list; a lone ball or name (3, "cue", "slow_play") is a list of one."""
-    if value is None:
-        return []
-    if isinstance(value, int | str) and not isinstance(value, bool):
-        return [value]
-    if not isinstance(value, list | tuple):
-        raise RulesInputError(where, f"expected a list, got {type(value).__name__}")
-    return list(value)
-
-
-def as_bool(value: Any, where: str) -> bool:
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise RulesInputError(where, f"expected true or false, got {value!r}")
-    return value
-
-
-def as_ball(value: Any, where: str) -> int:
-    """An object ball 1..10 from an int or a numeric string ("3")."""
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10:
-        raise RulesInputError(where, f"expected an object ball 1..10, got {value!r}")
-    return value
 
 
 _CHOICE_ALIASES = {
@@ -85,41 +60,10 @@ def option_choice_name(value: Any) -> Any:
     return _CHOICE_ALIASES.get(name, name)
 
 
-def _pocket_name(value: Any) -> Any:
-    """ "Foot-Left", "foot left" and "left_foot" spell the pocket foot_left."""
-    if not isinstance(value, str):
-        return value
-    name = value.strip().lower().replace("-", "_").replace(" ", "_")
-    side, _, end = name.partition("_")
-    return f"{end}_{side}" if side in ("left", "right") and end else name
-
-
-def as_pocket(value: Any, where: str) -> Pocket:
-    try:
-        return Pocket(_pocket_name(value))
-    except ValueError:
-        names = ", ".join(p.value for p in Pocket)
-        raise RulesInputError(
-            where, f"unknown pocket {value!r} (expected one of {names})"
-        ) from None
-
-
-def as_player(value: Any, where: str) -> Player:
-    try:
-        return Player(value.strip().upper() if isinstance(value, str) else value)
-    except ValueError:
-        raise RulesInputError(where, f"expected player 'A' or 'B', got {value!r}") from None
-
-
-def _entry_ball(entry: Any) -> Any:
-    """A list entry's ball: the entry itself, or its "ball" when written as an object."""
-    return entry.get("ball") if isinstance(entry, Mapping) else entry
-
-
 def _balls(value: Any, where: str, on_table: tuple[int, ...] | None) -> tuple[int, ...]:
     """Object balls of a list (ints, or objects with a "ball"); "cue" entries are skipped (the
     cue ball has its own facts)."""
-    raw = [(i, _entry_ball(v)) for i, v in enumerate(as_list(value, where)) if not _is_cue(v)]
+    raw = [(i, entry_ball(v)) for i, v in enumerate(as_list(value, where)) if not is_cue(v)]
     balls = [as_ball(v, f"{where}[{i}]") for i, v in raw]
     if len(set(balls)) != len(balls):
         raise RulesInputError(where, f"a ball is listed twice: {balls}")
@@ -129,15 +73,11 @@ def _balls(value: Any, where: str, on_table: tuple[int, ...] | None) -> tuple[in
     return tuple(balls)
 
 
-def _is_cue(value: Any) -> bool:
-    return value == CUE or (isinstance(value, Mapping) and value.get("ball") == CUE)
-
-
 def _pocketed(value: Any, on_table: tuple[int, ...] | None) -> tuple[PocketedBall, ...]:
     items: list[PocketedBall] = []
     for i, entry in enumerate(as_list(value, "shot.pocketed")):
         where = f"shot.pocketed[{i}]"
-        if _is_cue(entry):
+        if is_cue(entry):
             continue  # read as cue_ball_pocketed by parse_facts
         if isinstance(entry, Mapping):
             ball = as_ball(entry.get("ball"), f"{where}.ball")
@@ -157,7 +97,7 @@ def _cushion_balls(value: Any, on_table: tuple[int, ...] | None) -> tuple[int | 
     where = "shot.cushion_after_first_contact"
     items: list[int | str] = []
     for i, entry in enumerate(as_list(value, where)):
-        item: int | str = CUE if _is_cue(entry) else as_ball(_entry_ball(entry), f"{where}[{i}]")
+        item: int | str = CUE if is_cue(entry) else as_ball(entry_ball(entry), f"{where}[{i}]")
         if isinstance(item, int) and on_table is not None and item not in on_table:
             raise RulesInputError(f"{where}[{i}]", f"the {item} was not on the table")
         if item not in items:
@@ -217,7 +157,7 @@ def _pocketed_as_list(facts: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def parse_facts(data: Any, on_table: tuple[int, ...] | None = None) -> ShotFacts:
     """Read rules.md §4 shot facts (see `ShotFacts.from_json`)."""
-    d = apply_descriptive_facts(_pocketed_as_list(as_mapping(data, "shot")))
+    d = apply_descriptive_facts(_pocketed_as_list(as_mapping(data, "shot")), on_table)
     facts = ShotFacts(
         first_object_ball_contacted=_optional_ball(
             d.get("first_object_ball_contacted"), "shot.first_object_ball_contacted", on_table
@@ -234,9 +174,9 @@ def parse_facts(data: Any, on_table: tuple[int, ...] | None = None) -> ShotFacts
         pocketed=_pocketed(d.get("pocketed"), on_table),
         off_table=_balls(d.get("off_table"), "shot.off_table", on_table),
         cue_ball_pocketed=as_bool(d.get("cue_ball_pocketed"), "shot.cue_ball_pocketed")
-        or any(_is_cue(v) for v in as_list(d.get("pocketed"), "shot.pocketed")),
+        or any(is_cue(v) for v in as_list(d.get("pocketed"), "shot.pocketed")),
         cue_ball_off_table=as_bool(d.get("cue_ball_off_table"), "shot.cue_ball_off_table")
-        or any(_is_cue(v) for v in as_list(d.get("off_table"), "shot.off_table")),
+        or any(is_cue(v) for v in as_list(d.get("off_table"), "shot.off_table")),
         frozen_ball_touching_its_rail_without_leaving=_balls(
             d.get("frozen_ball_touching_its_rail_without_leaving"),
             "shot.frozen_ball_touching_its_rail_without_leaving",
@@ -300,11 +240,12 @@ def parse_call(data: Any, on_table: tuple[int, ...] | None) -> CalledShot | None
 
 
 def parse_declarations(data: Any, on_table: tuple[int, ...] | None = None) -> Declarations:
-    """Read a step's `declarations` object (rules.md §4)."""
+    """Read a step's `declarations` object (rules.md §4); `calls` (several, the last counts,
+    I-28) stands for `call` when that is absent."""
     d = as_mapping(data if data is not None else {}, "declarations")
     raw_pocket = d.get("break_announce_10_pocket")
     return Declarations(
-        call=parse_call(d.get("call"), on_table),
+        call=parse_call(d.get("call", d.get("calls")), on_table),
         push_out=as_bool(d.get("push_out"), "declarations.push_out"),
         safety_intended=as_bool(d.get("safety_intended"), "declarations.safety_intended"),
         break_announce_10=as_bool(d.get("break_announce_10"), "declarations.break_announce_10")

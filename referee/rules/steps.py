@@ -16,23 +16,22 @@ from referee.rules.config import RulesConfig
 from referee.rules.engine import (
     DEFAULT_CONFIG,
     choose_option,
+    concede,
     decide,
     next_rack,
     status_call,
     warn,
 )
 from referee.rules.errors import RulesInputError
-from referee.rules.parse import (
-    as_bool,
-    as_mapping,
-    as_player,
-    option_choice_name,
-    parse_shot,
-)
+from referee.rules.parse import option_choice_name, parse_shot
 from referee.rules.rack import RackCheck, check_rack
+from referee.rules.readers import as_bool, as_mapping, as_player
 from referee.rules.state import GameState, Player
 
-STEP_TYPES = ("shot", "option_choice", "warning", "rack_check", "new_rack", "visual_check")
+STEP_TYPES = (
+    "shot", "option_choice", "warning", "rack_check", "new_rack", "visual_check", "stalemate",
+    "concession",
+)  # fmt: skip
 
 
 def ready(state: GameState, config: RulesConfig = DEFAULT_CONFIG) -> GameState:
@@ -60,8 +59,8 @@ def apply_step(
     kind = _step_type(d)
     if kind == "rack_check":
         return check_rack(d.get("rack", d)), state  # the rack's items, or the step's own
-    if kind == "new_rack":
-        new = new_rack_state(d, state, config)
+    if kind in ("new_rack", "stalemate"):
+        new = new_rack_state(d, state, config, stalemate=kind == "stalemate")
         text = f"New rack: {new.breaker} breaks, ball in hand behind the head string."
         return status_call(new, (Reason("NEW_RACK", "Casse 1 / I-23", text),), text), new
     state = ready(state, config)
@@ -80,6 +79,8 @@ def apply_step(
     if kind == "warning":
         by = d.get("by")
         return warn(state, _warned_player(d, state), None if by is None else str(by))
+    if kind == "concession":
+        return concede(state, _conceding_player(d, state))
     raise RulesInputError(
         "type", f"unknown step type {kind!r} (expected one of {', '.join(STEP_TYPES)})"
     )
@@ -94,22 +95,32 @@ def run_step(
     return answer.to_json(), new
 
 
-def new_rack_state(step: Mapping[str, Any], state: GameState, config: RulesConfig) -> GameState:
+def new_rack_state(
+    step: Mapping[str, Any], state: GameState, config: RulesConfig, stalemate: bool = False
+) -> GameState:
     """A new rack: after a win (break order of I-23), a named `breaker`, or a re-rack by the
-    referee after a stalemate (`"stalemate": true`, I-33: the same breaker breaks again)."""
+    referee after a stalemate (`"stalemate": true` or a `stalemate` step, I-33: the same
+    breaker breaks again; the rack is new, so the foul counts start again, Fautes 3 fautes
+    "lors d'une même manche")."""
     raw = step.get("breaker")
     if raw is not None:
         return GameState.new_rack(as_player(raw, "breaker"))
     if state.is_over:
         return next_rack(state, config)
-    if as_bool(step.get("stalemate"), "stalemate"):
+    if stalemate or as_bool(step.get("stalemate"), "stalemate"):
         return GameState.new_rack(state.breaker)
     raise RulesInputError(
         "type", "the rack is not over: a new rack needs 'stalemate': true or a 'breaker'"
     )
 
 
-_STEP_ALIASES = {"option": "option_choice", "choice": "option_choice", "warn": "warning"}
+_STEP_ALIASES = {
+    "option": "option_choice",
+    "choice": "option_choice",
+    "warn": "warning",
+    "concede": "concession",
+    "forfeit": "concession",
+}
 """Other names a step type may be written with (the conventions' names are STEP_TYPES)."""
 _TARGET_KEYS = ("warned_player", "target", "to", "warned")
 """Keys that name the player warned, beside `player`."""
@@ -142,6 +153,16 @@ def _warned_player(step: Mapping[str, Any], state: GameState) -> Player:
     if due is named.other() and state.consecutive_fouls[named] < 2 and warner:
         return due
     return named
+
+
+def _conceding_player(step: Mapping[str, Any], state: GameState) -> Player:
+    """Who concedes: `player` (or `by`), else the player at the table."""
+    for key in ("player", "by"):
+        raw = step.get(key)
+        if raw is not None:
+            return as_player(raw, key)
+    assert state.turn is not None  # a rack in play has a player at the table
+    return state.turn
 
 
 def scenario_config(scenario: Mapping[str, Any], base: RulesConfig = DEFAULT_CONFIG) -> RulesConfig:

@@ -114,10 +114,13 @@ def test_explain_prints_each_call_in_words() -> None:
 
 
 def test_adversarial_audit_cases_run_through_the_command(tmp_path: Path) -> None:
-    """audit_cases.py through the design.md §6 command: every step runs, every key matches."""
+    """audit_cases.py and adversary_cases.py through the design.md §6 command: every step
+    runs, every key matches."""
+    from tests.referee.rules.adversary_cases import ADVERSARY_CASES
     from tests.referee.rules.audit_cases import AUDIT_CASES
 
+    cases = AUDIT_CASES + ADVERSARY_CASES
     path = tmp_path / "audit2.json"
-    path.write_text(json.dumps({"scenarios": AUDIT_CASES}), encoding="utf-8")
+    path.write_text(json.dumps({"scenarios": cases}), encoding="utf-8")
     assert _tenball(str(path)).returncode == 0
-    _check_contract(path, AUDIT_CASES)
+    _check_contract(path, cases)
