@@ -50,11 +50,50 @@ def _balls_complete(rack: Mapping[str, Any]) -> Reason | None:
     balls = rack.get("balls")
     if balls is None:
         return None
-    if sorted(balls) != list(range(1, 11)):
+    values = [_value(b) for b in balls] if isinstance(balls, list) else [balls]
+    if sorted(str(b) for b in values) != sorted(str(b) for b in range(1, 11)):
         return Reason(
             "RACK", "Mise en place 1", f"all ten balls 1..10 must be racked, got {balls}."
         )
     return None
+
+
+_SHAPE_KEYS = ("shape", "rack_shape", "formation")
+"""Keys that may name the rack's shape (Mise en place 1: "un triangle équilatéral")."""
+TRIANGLE_ROWS = [1, 2, 3, 4]
+"""Balls per row of the ten-ball triangle, apex first."""
+
+
+def _shape_fault(rack: Mapping[str, Any]) -> Reason | None:
+    """A shape named other than a triangle (a nine-ball diamond, say), or rows that are not
+    1, 2, 3 and 4 balls from the apex."""
+    for key in _SHAPE_KEYS:
+        shape = rack.get(key)
+        if isinstance(shape, str) and "triang" not in shape.lower():
+            text = f"the balls must be racked in a triangle (got {shape!r})"
+            return Reason("RACK", "Mise en place 1", f"Illegal rack: {text}.")
+    rows = rack.get("rows")
+    if isinstance(rows, list) and [len(r) if isinstance(r, list) else 0 for r in rows] != (
+        TRIANGLE_ROWS
+    ):
+        text = "the rows of the triangle must hold 1, 2, 3 and 4 balls from the apex"
+        return Reason("RACK", "Mise en place 1", f"Illegal rack: {text} (got {rows!r}).")
+    return None
+
+
+def _with_rows(rack: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The items a `rows` layout ([[1], [2, 3], [4, 10, 5], [6, 7, 8, 9]], apex first) says,
+    where the rack does not state them itself: the apex ball, the middle of the three-row,
+    and the balls racked."""
+    rows = rack.get("rows")
+    if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+        return rack
+    derived: dict[str, Any] = {"balls": [_value(b) for r in rows for b in r]}
+    if rows and len(rows[0]) == 1:
+        derived["apex_ball"] = rows[0][0]
+    if len(rows) > 2 and len(rows[2]) == 3:
+        derived["ball_in_middle_of_three_row"] = rows[2][1]
+    return {**derived, **rack}
 
 
 def _value(raw: Any) -> Any:
@@ -67,7 +106,8 @@ def check_rack(rack: Any) -> RackCheck:
 
     Args:
         rack: {"apex_ball": 1, "apex_on_foot_spot": true, "rows_parallel_to_foot_rail": true,
-            "ball_in_middle_of_three_row": 10, ...}. Any other ball may sit anywhere (S4: no
+            "ball_in_middle_of_three_row": 10, ...}, or its `rows` from the apex; a `shape`
+            other than a triangle is illegal (S1). Any other ball may sit anywhere (S4: no
             2 and 3 in the corners, unlike BCA/CSI), so `back_row_corners` is not judged.
             A missing item is reported as not checked.
 
@@ -76,6 +116,7 @@ def check_rack(rack: Any) -> RackCheck:
     """
     if not isinstance(rack, Mapping):
         raise RulesInputError("rack", f"expected an object, got {type(rack).__name__}")
+    rack = _with_rows(rack)
     if not any(key in rack for key, *_ in _CHECKS):
         names = ", ".join(key for key, *_ in _CHECKS)
         raise RulesInputError("rack", f"nothing to check: expected some of {names}")
@@ -86,9 +127,9 @@ def check_rack(rack: Any) -> RackCheck:
             notes.append(Reason("NOT_CHECKED", clause, f"Not checked: {text}."))
         elif _value(rack[key]) != wanted or isinstance(rack[key], bool) != isinstance(wanted, bool):
             faults.append(Reason("RACK", clause, f"Illegal rack: {text} (got {rack[key]!r})."))
-    missing = _balls_complete(rack)
-    if missing is not None:
-        faults.append(missing)
+    for fault in (_shape_fault(rack), _balls_complete(rack)):
+        if fault is not None:
+            faults.append(fault)
     if not faults:
         notes.append(
             Reason(

@@ -827,7 +827,132 @@ FORMS = [
     ),
 ]
 
-ADVERSARY_CASES = PUSH_OUT + BREAK + CALLS + WINS + FOULS + THREE_FOULS + RACKS + FORMS
+
+def _rack(ident: str, rack: dict[str, Any], valid: bool, why: str) -> dict[str, Any]:
+    step = {"type": "rack_check", "rack": rack, "expected": {"rack_valid": valid}, "why": why}
+    return scenario(ident, ["Mise en place 1-4"], BREAK_STATE, step)
+
+
+RACKS += [
+    _rack(
+        "AV-RK-05",
+        {"rows": [[1], [7, 3], [4, 10, 2], [6, 9, 8, 5]]},
+        True,
+        "Mise en place 1-4 from the rows, apex first: the 1 at the apex, the 10 in the middle of the three-row, the others at random (S4).",
+    ),
+    _rack(
+        "AV-RK-06",
+        {"rows": [[1], [2, 3], [4, 9, 5], [6, 7, 10, 8]]},
+        False,
+        "Mise en place 3: the 10 must be in the middle of the three-ball row; here it is in the back row.",
+    ),
+    _rack(
+        "AV-RK-07",
+        {
+            "shape": "diamond",
+            "apex_ball": 1,
+            "apex_on_foot_spot": True,
+            "ball_in_middle_of_three_row": 10,
+        },
+        False,
+        "Mise en place 1: 'dans un triangle équilatéral': a nine-ball diamond is not a ten-ball rack.",
+    ),
+    _rack(
+        "AV-RK-08",
+        {"rows": [[1], [2, 3], [4, 10, 5], [6, 7, 8]]},
+        False,
+        "Mise en place 1: the triangle holds the ten balls in rows of 1, 2, 3 and 4; a ball is missing.",
+    ),
+]
+
+PUSH_OUT += [
+    scenario(
+        "AV-PO-08",
+        ["Push-out 3", "Fautes 2"],
+        AFTER_DRY_BREAK,
+        shot(
+            facts(5, cushions=[5, "cue"]),
+            full(["F2"], "A", ALL, counts=(0, 1)),
+            "Push-out 3: the push-out must be declared before the shot, so that the opponent knows; B played a 'push' into the 5 without declaring it: a normal shot, and the 5 before the lowest 1 is Fautes 2. A ball in hand anywhere, no option, no push-out left.",
+        ),
+    ),
+]
+
+EDGES = [
+    scenario(
+        "AV-ED-01",
+        ["I-14", "Fautes 3"],
+        state(),
+        shot(
+            facts(3, cushions=[3], frozen_to_rail_at_start=[3]),
+            full([], "B", MID),
+            "I-14: the 3, frozen to the foot rail, left it when hit and came back to it: that is reaching a cushion after the contact, so no Fautes 3; a legal miss, B from position.",
+            call=(3, "foot_left"),
+        ),
+    ),
+    scenario(
+        "AV-ED-02",
+        ["I-14", "Fautes 3"],
+        state(),
+        shot(
+            facts(
+                3,
+                frozen_to_rail_at_start=[6],
+                frozen_ball_touching_its_rail_without_leaving=[6],
+                cushion_after_first_contact=[6],
+            ),
+            full(["F3"], "B", MID, counts=(1, 0)),
+            "I-14: the 3 drove the 6, frozen to the side rail, which never left it: not driven to a cushion (even when the camera lists the 6 touching its rail); nothing else reached a cushion -> Fautes 3.",
+            call=(3, "foot_left"),
+        ),
+    ),
+    scenario(
+        "AV-ED-03",
+        ["I-16", "Fautes 6"],
+        state(turn="B", cue_ball="in_hand_anywhere", fouls=(1, 0)),
+        shot(
+            facts(3, cushions=[3]),
+            full(["F6"], "A", MID, counts=(1, 1)),
+            "I-16: the all-ball foul includes the cue ball in hand touching an object ball while B placed it (Fautes 6): foul, A ball in hand.",
+            call=(3, "foot_left"),
+            referee_fouls=["ball_touched"],
+        ),
+    ),
+    scenario(
+        "AV-ED-04",
+        ["I-22", "Déroulement 1c", "Déroulement 3"],
+        {**state([2, 3, 4, 10]), "notes": "the 2 rests on the foot spot"},
+        shot(
+            facts(2, pocketed=[(10, "foot_right")], cushions=[2]),
+            full([], "B", [2, 3, 4, 10], spot=[10]),
+            "I-22: the 10 pocketed uncalled is spotted (I-06, Déroulement 1c) even though the 2 sits on the foot spot: it goes on the long string behind it; the call is the same. No ball legally pocketed: B from position (Déroulement 4).",
+            call=(2, "foot_left"),
+        ),
+    ),
+    scenario(
+        "AV-ED-05",
+        ["I-32", "I-31", "Fautes (3 fautes)"],
+        state(fouls=(2, 0), warned=(True, False)),
+        {
+            "type": "visual_check",
+            "expected": {
+                "next_shooter": "A",
+                "rack_winner": None,
+                "consecutive_fouls": {"A": 2, "B": 0},
+                "warned": {"A": True, "B": False},
+            },
+            "why": "I-32: B asks for a visual check of the disputed phase (Déroulement 2): a replay, no change by itself.",
+        },
+        shot(
+            facts(4, cushions=[4]),
+            full(["F2"], None, None, winner="B"),
+            "The replay shows A hit the 4 before the lowest 3 (Fautes 2), his third consecutive foul after the warning: he loses the rack ('partie' = rack, I-31).",
+            call=(3, "side_left"),
+        ),
+    ),
+]
+
+ADVERSARY_CASES = PUSH_OUT + BREAK + CALLS + WINS + FOULS + THREE_FOULS + RACKS + FORMS + EDGES
 
 # Malformed input: (id, initial state, step, the field the error must name). Each is refused
 # with that field named and the state left as it was (I-12's refusal; rules.md §4 inputs).
