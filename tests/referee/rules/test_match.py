@@ -132,3 +132,28 @@ def test_persistence_by_replay() -> None:
     restored = Match.from_json(match.to_json())
     assert restored.state == match.state
     assert restored.to_json() == match.to_json()
+
+
+def test_a_concession_scores_the_rack_and_can_be_undone() -> None:
+    """A conceding player loses the rack (WPA; the FFB text is silent): the score counts it,
+    the next rack opens with the next breaker (I-23), and undo takes the concession back."""
+    match = Match()
+    match.shot(BREAK_DRY)
+    call = match.apply({"type": "concession", "player": "B"})
+    assert isinstance(call, Call) and call.rack_winner is Player.A and call.shooter is Player.B
+    assert match.score == {Player.A: 1, Player.B: 0}
+    assert match.shot(BREAK_DRY).shooter is Player.B and match.rack_number == 2
+    match.undo()
+    match.undo()
+    assert match.score == {Player.A: 0, Player.B: 0} and match.state.turn is Player.B
+
+
+def test_a_stalemate_step_re_racks_for_the_same_breaker() -> None:
+    """I-33: the same breaker breaks again; no one scores; counts start again (new rack)."""
+    match = Match()
+    match.shot(BREAK_DRY)
+    match.shot(MISS)
+    assert match.state.consecutive_fouls[Player.B] == 1
+    match.apply({"type": "stalemate"})
+    assert match.state.is_break and match.state.turn is Player.A
+    assert match.state.consecutive_fouls[Player.B] == 0 and match.score[Player.A] == 0
