@@ -62,7 +62,13 @@ def apply_step(
     if kind in ("new_rack", "stalemate"):
         new = new_rack_state(d, state, config, stalemate=kind == "stalemate")
         text = f"New rack: {new.breaker} breaks, ball in hand behind the head string."
-        return status_call(new, (Reason("NEW_RACK", "Casse 1 / I-23", text),), text), new
+        clause = "Casse 1 / I-23"
+        if not state.is_over and d.get("breaker") is None:
+            text, clause = (
+                "Stalemate: the referee re-racks and the same player breaks. " + text,
+                "I-33",
+            )
+        return status_call(new, (Reason("NEW_RACK", clause, text),), text), new
     state = ready(state, config)
     if kind == "visual_check":
         text = "Visual check of the disputed phase (replay): no change by itself."
