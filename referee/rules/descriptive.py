@@ -9,6 +9,7 @@ is checked first: a malformed one is refused with its field named, never silentl
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -47,6 +48,15 @@ def _touched_non_table_object(entry: Any) -> bool:
     return any(word in words for word in NON_TABLE_OBJECTS)
 
 
+def _returned_to_bed(entry: Any) -> bool:
+    """The detail says the ball came back to the bed ("returned_to_bed": true)."""
+    if not isinstance(entry, Mapping):
+        return False
+    return any(
+        v is True and ("return" in k.lower() or "back_on" in k.lower()) for k, v in entry.items()
+    )
+
+
 _NOT_DELAYS = ("ball", "pocket", "frame")
 """Keys of a late-drop entry that are never its delay."""
 
@@ -58,9 +68,22 @@ def _number(value: Any) -> float | None:
     return float(match.group(1)) if match else None
 
 
+def _window_flag(entry: Mapping[str, Any]) -> float | None:
+    """A drop said to be inside or outside the window by a flag ("within_5s": false,
+    "late": true) rather than timed: 0 s inside, infinitely late outside."""
+    for key, value in entry.items():
+        words = key.lower().split("_")
+        if isinstance(value, bool) and "within" in words:
+            return 0.0 if value else math.inf
+        if isinstance(value, bool) and ("late" in words or "outside" in words):
+            return math.inf if value else 0.0
+    return None
+
+
 def _delay_s(entry: Mapping[str, Any]) -> float | None:
     """Seconds from all balls stopping to the drop: the number under a key in seconds
-    ("seconds_after_stop", "delay_s"), else the one number the entry holds ("t_after_rest")."""
+    ("seconds_after_stop", "delay_s"), else the one number the entry holds ("t_after_rest"),
+    else a flag that says inside or outside the window ("within_5s": true)."""
     numbers = {
         key: number
         for key, value in entry.items()
@@ -71,7 +94,7 @@ def _delay_s(entry: Mapping[str, Any]) -> float | None:
     timed = [v for k, v in numbers.items() if k.endswith("_s") or "sec" in k]
     if timed:
         return timed[0]
-    return next(iter(numbers.values())) if len(numbers) == 1 else None
+    return next(iter(numbers.values())) if len(numbers) == 1 else _window_flag(entry)
 
 
 def _detail_entries(value: Any) -> list[Any]:
@@ -143,9 +166,12 @@ def _apply_off_table(facts: dict[str, Any]) -> None:
             facts["cue_ball_off_table"] = True
         elif not any(_same_ball(ball, _ball_of(b)) for b in off):
             off.append(ball)
+    said_returned = [
+        _ball_of(e) for e in _detail_entries(facts.get("off_table_detail")) if _returned_to_bed(e)
+    ]
     returned = [
         _ball_of(b)
-        for b in as_list(facts.get("returned_to_bed_after_rail_top"), "shot.returned")
+        for b in [*as_list(facts.get("returned_to_bed_after_rail_top"), "shot."), *said_returned]
         if not any(_same_ball(_ball_of(b), f) for f in forced)
     ]
     for ball in returned:  # I-15: rode the rail top and fell back: not off the table

@@ -952,6 +952,54 @@ EDGES = [
     ),
 ]
 
+FORMS += [
+    scenario(
+        "AV-FMT-04",
+        ["I-20", "Déroulement 1b"],
+        state(),
+        shot(
+            facts(
+                3, cushions=[3], late_drops=[{"ball": 3, "pocket": "foot_left", "within_5s": True}]
+            ),
+            full([], "A", without(MID, 3), ends=False, remain=[3]),
+            "I-20: a ball that drops within 5 s of all balls stopping is pocketed on the shot, here said by a flag rather than a time: the called 3 made -> A continues.",
+            call=(3, "foot_left"),
+        ),
+    ),
+    scenario(
+        "AV-FMT-05",
+        ["I-20", "Déroulement 4"],
+        state(),
+        shot(
+            facts(
+                3,
+                cushions=[3],
+                pocketed=[(3, "foot_left")],
+                late_drops=[{"ball": 3, "within_5s": False}],
+            ),
+            full([], "B", MID),
+            "I-20: a drop after the 5-second window is not pocketed (put back at the lip), said by a flag: a legal miss, B from position.",
+            call=(3, "foot_left"),
+        ),
+    ),
+    scenario(
+        "AV-FMT-06",
+        ["I-15", "Fautes 5"],
+        state(),
+        shot(
+            facts(
+                3,
+                cushions=[3, 6],
+                off_table=[6],
+                off_table_detail=[{"ball": 6, "path": "rail top", "returned_to_bed": True}],
+            ),
+            full([], "B", MID),
+            "I-15: the detail says the 6 rode the rail top and came back to the bed, touching nothing else: not off the table, no Fautes 5; a legal miss.",
+            call=(3, "foot_left"),
+        ),
+    ),
+]
+
 ADVERSARY_CASES = PUSH_OUT + BREAK + CALLS + WINS + FOULS + THREE_FOULS + RACKS + FORMS + EDGES
 
 # Malformed input: (id, initial state, step, the field the error must name). Each is refused
