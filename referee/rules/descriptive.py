@@ -98,6 +98,8 @@ def _delay_s(entry: Mapping[str, Any]) -> float | None:
 
 
 def _detail_entries(value: Any) -> list[Any]:
+    if isinstance(value, Mapping) and "ball" in value:  # one entry
+        return [value]
     if isinstance(value, Mapping):  # {"6": {...}} form
         return [
             {"ball": k, **v} if isinstance(v, Mapping) else {"ball": k, "detail": v}
@@ -212,7 +214,7 @@ def _apply_frozen_cue_ball(facts: dict[str, Any]) -> None:
     camera sees no meeting of two balls already touching, so when it reports no first ball
     but the frozen-to ball moved (reached a cushion, dropped, left the table), that ball was
     the first one hit. Shooting away from it, it does not move and nothing is inferred."""
-    balls = as_list(facts.get("cue_ball_frozen_to"), "shot.cue_ball_frozen_to")
+    balls = [_ball_of(b) for b in as_list(facts.get("cue_ball_frozen_to"), "shot.")]
     moved = [b for b in balls if _moved(facts, b)]
     if facts.get("first_object_ball_contacted") is None and len(moved) == 1:
         facts["first_object_ball_contacted"] = moved[0]

@@ -148,10 +148,13 @@ def _break_count(value: Any) -> int | None:
 
 
 def _pocketed_as_list(facts: Mapping[str, Any]) -> Mapping[str, Any]:
-    """`pocketed` written as {"3": "foot_left"} (ball -> pocket) as the list form."""
+    """`pocketed` written as {"3": "foot_left"} (ball -> pocket), or as one entry
+    {"ball": 3, "pocket": "foot_left"}, as the list form."""
     pocketed = facts.get("pocketed")
     if not isinstance(pocketed, Mapping):
         return facts
+    if "ball" in pocketed:
+        return {**facts, "pocketed": [pocketed]}
     return {**facts, "pocketed": [{"ball": b, "pocket": p} for b, p in pocketed.items()]}
 
 

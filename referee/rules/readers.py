@@ -25,10 +25,11 @@ def as_mapping(value: Any, where: str) -> Mapping[str, Any]:
 
 
 def as_list(value: Any, where: str) -> list[Any]:
-    """A list; a lone ball or name (3, "cue", "slow_play") is a list of one."""
+    """A list; a lone ball or name (3, "cue", "slow_play") or a lone entry ({"ball": 6}) is
+    a list of one."""
     if value is None:
         return []
-    if isinstance(value, int | str) and not isinstance(value, bool):
+    if isinstance(value, int | str | Mapping) and not isinstance(value, bool):
         return [value]
     if not isinstance(value, list | tuple):
         raise RulesInputError(where, f"expected a list, got {type(value).__name__}")

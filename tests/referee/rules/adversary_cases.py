@@ -1000,6 +1000,38 @@ FORMS += [
     ),
 ]
 
+FORMS += [
+    scenario(
+        "AV-FMT-07",
+        ["I-17", "Déroulement 1b"],
+        state(),
+        shot(
+            {
+                **facts(None, cue_ball_frozen_to={"ball": 3}),
+                "pocketed": {"ball": 3, "pocket": "foot_left"},
+            },
+            full([], "A", without(MID, 3), ends=False, remain=[3]),
+            "A lone pocketed entry and a lone frozen-to entry, each written as an object: the cue ball frozen to the 3 shot into it, which dropped (I-17: counts as contact) in the called pocket -> A continues (Déroulement 1b).",
+            call=(3, "foot_left"),
+        ),
+    ),
+    scenario(
+        "AV-FMT-08",
+        ["I-15", "Fautes 5"],
+        state(),
+        shot(
+            facts(
+                3,
+                cushions=[3, 6],
+                off_table_detail={"ball": 6, "touched": "lamp", "returned_to_bed": True},
+            ),
+            full(["F5"], "B", without(MID, 6), counts=(1, 0)),
+            "I-15, one detail written as an object: the 6 touched the lamp, so it is off the table even though it came back (Fautes 5, not returned).",
+            call=(3, "foot_left"),
+        ),
+    ),
+]
+
 ADVERSARY_CASES = PUSH_OUT + BREAK + CALLS + WINS + FOULS + THREE_FOULS + RACKS + FORMS + EDGES
 
 # Malformed input: (id, initial state, step, the field the error must name). Each is refused
