@@ -236,10 +236,20 @@ def parse_call(data: Any, on_table: tuple[int, ...] | None) -> CalledShot | None
             "declarations.call.ball", f"the {ball} is already down: it cannot be called"
         )
     source = _call_source(d.get("source"))
-    if d.get("pocket") is None:  # D2: obvious, or else not a valid call (CalledShot.complete)
+    if _no_pocket(d.get("pocket")):  # D2: obvious, or else no valid call (CalledShot.complete)
         return CalledShot(ball, None, source)
     pocket = as_pocket(d.get("pocket"), "declarations.call.pocket")
     return CalledShot(ball, pocket, source)
+
+
+_ANY_POCKET = ("", "any", "any_pocket", "none", "obvious")
+"""Pocket values that name no pocket (I-05: the breaker may announce '10' with no pocket)."""
+
+
+def _no_pocket(value: Any) -> bool:
+    if value is None:
+        return True
+    return isinstance(value, str) and value.strip().lower().replace(" ", "_") in _ANY_POCKET
 
 
 def parse_declarations(data: Any, on_table: tuple[int, ...] | None = None) -> Declarations:
@@ -247,6 +257,7 @@ def parse_declarations(data: Any, on_table: tuple[int, ...] | None = None) -> De
     I-28) stands for `call` when that is absent."""
     d = as_mapping(data if data is not None else {}, "declarations")
     raw_pocket = d.get("break_announce_10_pocket")
+    named = None if _no_pocket(raw_pocket) else raw_pocket
     return Declarations(
         call=parse_call(d.get("call", d.get("calls")), on_table),
         push_out=as_bool(d.get("push_out"), "declarations.push_out"),
@@ -254,8 +265,8 @@ def parse_declarations(data: Any, on_table: tuple[int, ...] | None = None) -> De
         break_announce_10=as_bool(d.get("break_announce_10"), "declarations.break_announce_10")
         or raw_pocket is not None,
         break_announce_10_pocket=None
-        if raw_pocket is None
-        else as_pocket(raw_pocket, "declarations.break_announce_10_pocket"),
+        if named is None
+        else as_pocket(named, "declarations.break_announce_10_pocket"),
     )
 
 

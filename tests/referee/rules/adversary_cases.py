@@ -1032,6 +1032,21 @@ FORMS += [
     ),
 ]
 
+FORMS += [
+    scenario(
+        "AV-FMT-09",
+        ["Casse 4", "I-05"],
+        BREAK_STATE,
+        shot(
+            facts(1, pocketed=[(10, "side_left")], object_balls_to_cushion_on_break=4),
+            full([], None, None, remain=[10], winner="A"),
+            "I-05: the breaker may announce '10' without a pocket; the pocket written 'any' names none, so the 10 in the side pocket on a legal break wins (Casse 4).",
+            break_announce_10=True,
+            break_announce_10_pocket="any",
+        ),
+    ),
+]
+
 ADVERSARY_CASES = PUSH_OUT + BREAK + CALLS + WINS + FOULS + THREE_FOULS + RACKS + FORMS + EDGES
 
 # Malformed input: (id, initial state, step, the field the error must name). Each is refused
