@@ -47,6 +47,10 @@ class RackCheck:
 
 
 def _balls_complete(rack: Mapping[str, Any]) -> Reason | None:
+    """The ten balls 1..10, from the `balls` racked or their count (`ball_count`)."""
+    count = _value(rack.get("ball_count", rack.get("number_of_balls")))
+    if count is not None and count != 10:
+        return Reason("RACK", "G1 / Mise en place 1", f"ten object balls are racked, got {count}.")
     balls = rack.get("balls")
     if balls is None:
         return None
