@@ -87,9 +87,11 @@ def _review(args: argparse.Namespace, out_dir: Path) -> tuple[dict[str, Any], di
     frame_ms: list[float] = []
     detect_ms: dict[str, list[float]] = {"hinted": [], "full": []}
     detect_cpu_ms: dict[str, list[float]] = {"hinted": [], "full": []}
+    quiet_cpu_ms: list[float] = []
     process = review.pipeline.perceive  # detection and tracking: the main thread's work
     detector = review.pipeline.detector
     detect = detector.detect
+    last: list[Any] = [None]
 
     def timed_detect(frame: Any, hint_xy_px: Any = None) -> Any:
         started, cpu_started = time.perf_counter(), time.thread_time()
@@ -97,6 +99,11 @@ def _review(args: argparse.Namespace, out_dir: Path) -> tuple[dict[str, Any], di
         kind = "full" if hint_xy_px is None else "hinted"
         detect_ms[kind].append(1000.0 * (time.perf_counter() - started))
         detect_cpu_ms[kind].append(1000.0 * (time.thread_time() - cpu_started))
+        if kind == "hinted" and found is last[0]:
+            # The detector's memory (`vision.memory`) found every window unchanged and
+            # handed back the last frame's detections: a quiet frame, nothing searched.
+            quiet_cpu_ms.append(detect_cpu_ms[kind][-1])
+        last[0] = found
         return found
 
     def timed(frame: Any) -> Any:
@@ -122,6 +129,7 @@ def _review(args: argparse.Namespace, out_dir: Path) -> tuple[dict[str, Any], di
         "other_threads_ms_per_frame": round(1000.0 * other_s / frames, 3),
         **_detect_cpu(detect_cpu_ms, frames),
     }
+    quiet = _quiet_frames(quiet_cpu_ms, detect_cpu_ms["hinted"], frames)
     return summary, {
         "pipeline_ms": _percentiles(frame_ms),
         "detect_ms": _percentiles(detect_ms["hinted"] + detect_ms["full"]),
@@ -131,6 +139,23 @@ def _review(args: argparse.Namespace, out_dir: Path) -> tuple[dict[str, Any], di
             "count": len(detect_ms["full"]),
         },
         "cpu": cpu,
+        "quiet_frames": quiet,
+    }
+
+
+def _quiet_frames(quiet_ms: list[float], hinted_ms: list[float], frames: int) -> dict[str, Any]:
+    """How many frames the detector's memory skipped (every window unchanged since it was
+    searched: the last detections handed back, nothing searched; `vision.memory`), their
+    share of all frames, and the detector's mean CPU milliseconds on them and on the hinted
+    frames it searched. A detector without that memory (the truth detector) skips none."""
+    searched = len(hinted_ms) - len(quiet_ms)
+    searched_ms = (sum(hinted_ms) - sum(quiet_ms)) / searched if searched > 0 else 0.0
+    return {
+        "count": len(quiet_ms),
+        "share": round(len(quiet_ms) / frames, 3) if frames > 0 else 0.0,
+        "detect_ms_mean": round(sum(quiet_ms) / len(quiet_ms), 3) if quiet_ms else 0.0,
+        "searched_hinted_count": searched,
+        "searched_hinted_detect_ms_mean": round(searched_ms, 3),
     }
 
 
@@ -180,6 +205,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             "detect_full_search": per_frame["full_search_ms"],
         },
         "cpu": per_frame["cpu"],
+        "quiet_frames": per_frame["quiet_frames"],
         "projected_two_idle_cores_fps": _projected_fps(per_frame["cpu"]),
         "ms_per_frame": {
             "decode": summary["decode_ms_per_frame"],
@@ -238,6 +264,13 @@ def _print(numbers: dict[str, Any]) -> None:
         f"              detection {cpu['detect_ms_per_frame']} ms (hinted call mean "
         f"{cpu['detect_hinted_ms_mean']} ms, full search mean "
         f"{cpu['detect_full_search_ms_mean']} ms)"
+    )
+    quiet = numbers["quiet_frames"]
+    print(
+        f"quiet frames: {quiet['count']} of {numbers['frames']} ({100 * quiet['share']:.1f} %) "
+        f"skipped by the detector's memory (every window unchanged), detection "
+        f"{quiet['detect_ms_mean']} ms CPU each; {quiet['searched_hinted_count']} hinted "
+        f"frames searched, {quiet['searched_hinted_detect_ms_mean']} ms CPU each"
     )
     print("mean wall ms per frame by stage:")
     for stage, ms in numbers["ms_per_frame"].items():
