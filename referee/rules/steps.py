@@ -30,7 +30,7 @@ from referee.rules.state import GameState, Player
 
 STEP_TYPES = (
     "shot", "option_choice", "warning", "rack_check", "new_rack", "visual_check", "stalemate",
-    "concession",
+    "concession", "lag",
 )  # fmt: skip
 
 
@@ -48,7 +48,8 @@ def apply_step(
         step: {"type": "shot" | "option_choice" | "warning" | "rack_check", ...} as in
             scenarios-public.json (a shot step: `declarations`, `shot`, `referee_fouls`,
             optional `player`; an option choice: `choice`, optional `player`; a warning:
-            `player`; a rack check: `rack`).
+            `player`; a rack check: `rack`); also `lag` (`winner`, optional `breaker`),
+            `new_rack`, `stalemate`, `concession` (`player`) and `visual_check`.
         state: the engine's state before the step.
         config: rule options.
 
@@ -59,16 +60,8 @@ def apply_step(
     kind = _step_type(d)
     if kind == "rack_check":
         return check_rack(d.get("rack", d)), state  # the rack's items, or the step's own
-    if kind in ("new_rack", "stalemate"):
-        new = new_rack_state(d, state, config, stalemate=kind == "stalemate")
-        text = f"New rack: {new.breaker} breaks, ball in hand behind the head string."
-        clause = "Casse 1 / I-23"
-        if not state.is_over and d.get("breaker") is None:
-            text, clause = (
-                "Stalemate: the referee re-racks and the same player breaks. " + text,
-                "I-33",
-            )
-        return status_call(new, (Reason("NEW_RACK", clause, text),), text), new
+    if kind in ("lag", "new_rack", "stalemate"):
+        return _rack_step(kind, d, state, config)
     state = ready(state, config)
     if kind == "visual_check":
         text = "Visual check of the disputed phase (replay): no change by itself."
@@ -90,6 +83,25 @@ def apply_step(
     raise RulesInputError(
         "type", f"unknown step type {kind!r} (expected one of {', '.join(STEP_TYPES)})"
     )
+
+
+def _rack_step(
+    kind: str, step: Mapping[str, Any], state: GameState, config: RulesConfig
+) -> tuple[Call, GameState]:
+    """A step that opens a rack: the lag (Casse 1), a new rack (I-23) or a stalemate (I-33)."""
+    if kind == "lag":
+        if not state.is_break:
+            raise RulesInputError("type", "the lag decides the first breaker, before the break")
+        new = GameState.new_rack(_lag_breaker(step))
+        text = f"Lag: {new.breaker} breaks, ball in hand behind the head string."
+        return status_call(new, (Reason("LAG", "Casse 1", text),), text), new
+    new = new_rack_state(step, state, config, stalemate=kind == "stalemate")
+    text = f"New rack: {new.breaker} breaks, ball in hand behind the head string."
+    clause = "Casse 1 / I-23"
+    if not state.is_over and step.get("breaker") is None:
+        text = "Stalemate: the referee re-racks and the same player breaks. " + text
+        clause = "I-33"
+    return status_call(new, (Reason("NEW_RACK", clause, text),), text), new
 
 
 def run_step(
@@ -159,6 +171,16 @@ def _warned_player(step: Mapping[str, Any], state: GameState) -> Player:
     if due is named.other() and state.consecutive_fouls[named] < 2 and warner:
         return due
     return named
+
+
+def _lag_breaker(step: Mapping[str, Any]) -> Player:
+    """Casse 1: 'le gagnant du tirage à la bande choisit lequel des deux joueurs cassera le
+    premier': the `breaker` he chose, else the lag `winner` (who breaks when he says nothing)."""
+    for key in ("breaker", "winner", "lag_winner"):
+        raw = step.get(key)
+        if raw is not None:
+            return as_player(raw, key)
+    raise RulesInputError("winner", "a lag step names its 'winner' (and the 'breaker' he chose)")
 
 
 def _conceding_player(step: Mapping[str, Any], state: GameState) -> Player:

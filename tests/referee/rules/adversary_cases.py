@@ -1047,6 +1047,42 @@ FORMS += [
     ),
 ]
 
+BREAK += [
+    scenario(
+        "AV-BRK-10",
+        ["Casse 1", "B1"],
+        BREAK_STATE,
+        {
+            "type": "lag",
+            "winner": "B",
+            "breaker": "A",
+            "expected": {"next_shooter": "A", "cue_ball_next": "in_hand_behind_head_string"},
+            "why": "Casse 1 (B1): the lag winner, B, chooses which player breaks first: he lets A break.",
+        },
+        shot(
+            facts(1, pocketed=[(3, "foot_left")], object_balls_to_cushion_on_break=4),
+            full([], "A", without(ALL, 3), ends=False, remain=[3], push_out=True),
+            "A's legal break pockets the 3: he continues (Casse 1).",
+        ),
+    ),
+    scenario(
+        "AV-BRK-11",
+        ["Casse 1", "B1"],
+        BREAK_STATE,
+        {
+            "type": "lag",
+            "winner": "B",
+            "expected": {"next_shooter": "B", "cue_ball_next": "in_hand_behind_head_string"},
+            "why": "Casse 1 (B1): B won the lag and named no other breaker: he breaks.",
+        },
+        shot(
+            facts(1, object_balls_to_cushion_on_break=4),
+            full([], "A", ALL, push_out=True),
+            "B's legal dry break: A comes to the table and may push out (Casse 1, Push-out 1).",
+        ),
+    ),
+]
+
 ADVERSARY_CASES = PUSH_OUT + BREAK + CALLS + WINS + FOULS + THREE_FOULS + RACKS + FORMS + EDGES
 
 # Malformed input: (id, initial state, step, the field the error must name). Each is refused
@@ -1157,4 +1193,6 @@ INPUT_ERRORS: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
     ),
     ("concession-player", state(), {"type": "concession", "player": "C"}, "player"),
     ("stalemate-flag", state(), {"type": "new_rack", "stalemate": "yes"}, "stalemate"),
+    ("lag-mid-rack", state(), {"type": "lag", "winner": "A"}, "type"),
+    ("lag-no-winner", BREAK_STATE, {"type": "lag"}, "winner"),
 ]
