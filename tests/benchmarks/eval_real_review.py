@@ -19,6 +19,10 @@ the balls). Scored per run:
   labelled pocket (the review's pockets placed by its own calibration).
 * ball-frames: labelled ball positions with an ``on_table`` track within one ball radius on
   that frame (recall); "cue" those of the cue ball tracked as the cue ball.
+* false rows: on the labelled frames whose labels hold every ball on the table (the clip's
+  ``complete_frames``: the top-down clips, one or two balls), ``on_table`` track rows
+  farther than `FALSE_RADII` ball radii from every labelled ball: ghosts (pocket holes, the
+  player's shadow, the cue's tip) the review keeps as balls.
 
 Run: ``.venv/bin/python tests/benchmarks/eval_real_review.py [--out DIR] [--clips SUBSTR]``
 (reviews run one after another, about 20 s per clip on 2 cores).
@@ -51,6 +55,8 @@ STRIKE_WINDOW_S = 0.3
 """How far a shot's strike may lie from the labelled stroke (seconds)."""
 CONTACT_RADII = 2.5
 """How far the named first ball may lie from the labelled one at the strike (ball radii)."""
+FALSE_RADII = 2.0
+"""How far an ``on_table`` row must lie from every labelled ball to count as a false ball."""
 MODES = ("found", "given")
 """Review without a calibration file ("found") and with our by-eye one ("given")."""
 
@@ -70,6 +76,8 @@ class ClipScore:
     ball_frames_found: int = 0
     cue_frames: int = 0
     cue_frames_named: int = 0
+    complete_frames: int = 0
+    false_rows: int = 0
     notes: list[str] = field(default_factory=list)
 
     def add(self, other: ClipScore) -> None:
@@ -87,7 +95,8 @@ class ClipScore:
             f"{name:<44} {self.strokes_found}/{self.strokes} +{self.extra_shots:<3} "
             f"{self.contacts_right}/{self.contacts:<5} {self.pots_right}/{self.pots:<5} "
             f"{self.recall:6.3f} ({self.ball_frames_found}/{self.ball_frames}) "
-            f"cue {self.cue_frames_named}/{self.cue_frames}"
+            f"cue {self.cue_frames_named}/{self.cue_frames} "
+            f"false {self.false_rows}/{self.complete_frames}"
         )
 
 
@@ -115,11 +124,16 @@ def write_calibration(label: dict[str, Any], video: Path, path: Path) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n")
 
 
-def review(clip: str, label: dict[str, Any], out: Path, mode: str, tree: Path = REPO) -> Path:
+def review(
+    clip: str, label: dict[str, Any], out: Path, mode: str, tree: Path = REPO, reuse: bool = False
+) -> Path:
     """Run `tenball review` of the source tree ``tree`` on a clip (``mode`` "found" or
-    "given"); returns its folder."""
+    "given"); returns its folder. With `reuse`, a folder already holding a finished review
+    is scored again as it is."""
     video = FOOTAGE / clip
     run = out / mode / Path(clip).stem
+    if reuse and (run / "shots.jsonl").exists() and (run / "calibration.json").exists():
+        return run
     run.mkdir(parents=True, exist_ok=True)
     entry = "import sys; from referee.cli import main; sys.exit(main(sys.argv[1:]))"
     command = [sys.executable, "-c", entry, "review", str(video)]
@@ -234,8 +248,15 @@ def _score_positions(
     tracks: dict[int, list[tuple[str, float, float, str]]],
     radius: float,
 ) -> None:
+    complete = label.get("complete_frames", [])
     for frame, balls in _labelled_positions(label).items():
         rows = [row for row in tracks.get(frame, []) if row[3] == "on_table"]
+        if any(start <= frame <= end for start, end in complete):
+            score.complete_frames += 1
+            score.false_rows += sum(
+                all(np.hypot(row[1] - u, row[2] - v) > FALSE_RADII * radius for _, (u, v) in balls)
+                for row in rows
+            )
         taken: set[int] = set()
         for name, (u, v) in balls:
             score.ball_frames += 1
@@ -273,7 +294,11 @@ def _labelled_positions(label: dict[str, Any]) -> dict[int, list[tuple[str, tupl
 
 
 def evaluate(
-    out: Path, only: str = "", modes: tuple[str, ...] = MODES, tree: Path = REPO
+    out: Path,
+    only: str = "",
+    modes: tuple[str, ...] = MODES,
+    tree: Path = REPO,
+    reuse: bool = False,
 ) -> dict[str, ClipScore]:
     """Review (by the source tree ``tree``) and score every labelled clip whose path
     contains ``only``; scores by "MODE CLIP" and "MODE all"."""
@@ -287,7 +312,7 @@ def evaluate(
         fps = float(capture.get(cv2.CAP_PROP_FPS))
         capture.release()
         for mode in modes:
-            run = review(clip, label, out, mode, tree)
+            run = review(clip, label, out, mode, tree, reuse)
             score = score_run(label, run, fps)
             scores[f"{mode} {Path(clip).stem}"] = score
             scores.setdefault(f"{mode} all", ClipScore()).add(score)
@@ -300,13 +325,16 @@ def main() -> int:
     parser.add_argument("--clips", default="", help="only clips whose path contains this")
     parser.add_argument("--mode", choices=MODES, help="only this mode (default both)")
     parser.add_argument("--tree", type=Path, default=REPO, help="source tree to review with")
+    parser.add_argument(
+        "--reuse", action="store_true", help="score the reviews already in --out again"
+    )
     args = parser.parse_args()
     if not FOOTAGE.is_dir():
         print(f"no real footage at {FOOTAGE}", file=sys.stderr)
         return 1
     modes = (args.mode,) if args.mode else MODES
-    scores = evaluate(args.out, args.clips, modes, args.tree.resolve())
-    print(f"{'run':<44} strokes contact pots  ball-frames recall")
+    scores = evaluate(args.out, args.clips, modes, args.tree.resolve(), args.reuse)
+    print(f"{'run':<44} strokes contact pots  ball-frames recall  false rows/complete frames")
     for name, score in sorted(scores.items()):
         print(score.row(name))
         for note in score.notes:
