@@ -60,6 +60,35 @@ class KinkExplainer(RailContacts):
         result: NDArray[np.bool_] = gap <= reach
         return result
 
+    def _beside_pinned(
+        self,
+        before: tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]],
+        after: tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]],
+    ) -> NDArray[np.bool_]:
+        """(B,) moving balls whose kink corner (`contacts.path_corners`) lies within contact
+        reach (a diameter plus the tolerance) of a resting ball within a radius of a cushion
+        line: hit, that ball is driven into the rail and back within a frame or two
+        (`contacts.struck_into_rail`), moves a few millimetres and shows no start."""
+        resting = ~self._moving & self._alive & np.isfinite(self._anchor[:, 0])
+        result = np.zeros(len(resting), bool)
+        if not resting.any():
+            return result
+        rest = self._anchor[resting]
+        gap = np.minimum(
+            np.minimum(rest[:, 0], self.table.length_mm - rest[:, 0]),
+            np.minimum(rest[:, 1], self.table.width_mm - rest[:, 1]),
+        )
+        pinned = rest[gap <= 2.0 * self.table.ball_radius_mm]
+        if not len(pinned):
+            return result
+        corner = contacts.path_corners(before[:3], after[:3])
+        offset = corner[:, None, :] - pinned[None, :, :]
+        distance = np.hypot(offset[..., 0], offset[..., 1])  # (B, P)
+        reach = self.table.ball_diameter_mm + self.config.ball_contact_tolerance_mm
+        near = np.nan_to_num(distance, nan=np.inf) <= reach
+        beside: NDArray[np.bool_] = near.any(axis=1) & self._moving
+        return beside
+
     def _analyse_kinks(self) -> list[Event]:
         k = self._fit_frames
         m = self._history.count - k
@@ -77,7 +106,10 @@ class KinkExplainer(RailContacts):
         threshold = threshold + noise
         # Near a rail the geometry itself vouches for a bounce: accept softer ones there, and
         # where the path turns back off the rail right at it, any change noise cannot make.
-        threshold = np.where(self._near_rail(before[1]), 0.5 * threshold, threshold)
+        # So does a resting ball against a rail beside the kink: struck, it moves too little
+        # to show a start (`_pinned_to_rail`), and the striker turns off it as off the rail.
+        softer = self._near_rail(before[1]) | self._beside_pinned(before, after)
+        threshold = np.where(softer, 0.5 * threshold, threshold)
         bounced = self._turned_off_rail(before, after, APPROACH_SIGMAS * noise_std / np.sqrt(2.0))
         threshold = np.where(bounced, np.minimum(threshold, _RAIL_SIGMAS * noise_std), threshold)
         usable = (before[3] >= k - 1) & (after[3] >= k - 1) & self._alive

@@ -15,10 +15,10 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from tracking import contacts, geometry
+from tracking import contacts, geometry, lost
 from tracking.fastnp import true_indices
 from tracking.history import FloatArray, fit_lines
-from tracking.types import Event, EventKind
+from tracking.types import Event, EventKind, TrackSet
 from tracking.vanish import VanishWatcher
 
 APPROACH_SIGMAS = 2.0
@@ -46,6 +46,70 @@ class RailContacts(VanishWatcher):
     @property
     def _start_distance_mm(self) -> FloatArray:
         raise NotImplementedError
+
+    def _removals(self, trackset: TrackSet) -> list[Event]:
+        """The removals the tracker reported this frame, and the cushion each ball that left
+        the table crossed (`_cushions_crossed`)."""
+        events = super()._removals(trackset)
+        exits = {}
+        for event in events:
+            if event.kind == EventKind.BALL_OFF_TABLE:
+                ball = event.balls[0]
+                at_seen, velocity, _ = self._exit_path(ball)
+                exits[ball] = (float(self._seen_time[ball]), at_seen, velocity)
+        return events + self._cushions_crossed(events, exits)
+
+    def _resolve_losses(self, events: list[Event]) -> list[Event]:
+        """The removals inferred for lost balls at a shot's end, and the cushion each ball
+        judged to have left the table crossed (`_cushions_crossed`), from its loss's path."""
+        losses = {ball: loss for ball, (loss, _) in self._losses.losses.items()}
+        found = super()._resolve_losses(events)
+        exits = {
+            ball: (loss.time_s, loss.xy_mm, loss.velocity_mm_s) for ball, loss in losses.items()
+        }
+        return found + self._cushions_crossed(found, exits)
+
+    def _cushions_crossed(
+        self, events: list[Event], exits: dict[int, tuple[float, FloatArray, FloatArray]]
+    ) -> list[Event]:
+        """A cushion contact for each ball ``events`` send off the table: it left over a
+        cushion, which it met hard (a ball climbs the rail only off the cushion's nose), often
+        too fast and too close to its loss from sight for a kink. The cushion is the one its
+        exit path ``exits[ball]`` ((time s, (2,) centre, (2,) velocity), last seen) meets
+        first, or the nearest to where it was seen when it was not moving; the contact is
+        when it reached it, at the latest when it left. None when that ball met a cushion
+        seen as a kink shortly before (`_cushion_event` keeps one per cushion)."""
+        found = []
+        merge_s = max(3.0 * self._dt, 2.0 * self.config.fit_window_s)
+        for event in events:
+            if event.kind != EventKind.BALL_OFF_TABLE or event.balls[0] not in exits:
+                continue
+            ball = event.balls[0]
+            at, t_contact = self._exit_point(exits[ball], event.time_s)
+            seen = [t for (b, _), t in self._last_cushion.items() if b == ball]
+            if any(abs(t_contact - t) <= merge_s for t in seen):
+                continue  # its last cushion was seen: that one sent it off
+            cushion = str(self.table.nearest_cushion(float(at[0]), float(at[1])))
+            bounce = self._cushion_event(ball, cushion, t_contact, event.confidence)
+            found += [bounce] if bounce is not None else []
+        return found
+
+    def _exit_point(
+        self, exit_path: tuple[float, FloatArray, FloatArray], left_s: float
+    ) -> tuple[FloatArray, float]:
+        """Where and when a ball on ``exit_path`` ((time s, (2,) centre, (2,) velocity), last
+        seen) met the cushion it left the table over (`lost.cushion_ahead`), at the latest
+        when it left (``left_s``); where it was seen when it was not moving."""
+        seen_s, xy, velocity = exit_path
+        at = np.asarray(xy, dtype=np.float64)
+        speed = float(np.hypot(velocity[0], velocity[1]))
+        if speed < self.config.start_min_speed_mm_s:
+            return at, left_s
+        heading = np.asarray(velocity, dtype=np.float64) / speed
+        distance = lost.cushion_ahead(self.table, at, heading)[0]
+        if not math.isfinite(distance):
+            return at, left_s
+        return at + heading * distance, min(left_s, seen_s + distance / speed)
 
     def _bounces_across_gaps(self) -> list[Event]:
         """Cushions met while a moving ball was unseen (`geometry.bounce_across_gap`), judged
@@ -119,6 +183,28 @@ class RailContacts(VanishWatcher):
         rest = self._rest_before_gap(ball, xy[before, ball])
         if rest is not None:
             return self._departure_across(ball, window, (before, after), rest)
+        found = self._paths_meet(ball, window, (before, after))
+        last_two = before[-2:]
+        if found is None and times[last_two[1]] - times[last_two[0]] < 2.5 * self._dt:
+            # The sightings before may span a contact just before the gap, or hold a stray
+            # detection: the last two alone (a frame or two apart) still give its way in.
+            found = self._paths_meet(ball, window, (last_two, after))
+        if found is None:
+            return None
+        cushion = str(self.table.nearest_cushion(float(found[0][0]), float(found[0][1])))
+        return self._cushion_event(ball, cushion, found[1], _STRUCK_CONFIDENCE)
+
+    def _paths_meet(
+        self,
+        ball: int,
+        window: tuple[FloatArray, FloatArray],
+        sides: tuple[NDArray[np.int64], NDArray[np.int64]],
+    ) -> tuple[FloatArray, float] | None:
+        """Where and when ``ball``'s paths fitted to the sightings ``sides`` (before, after
+        its gap) met at a cushion line (`geometry.bounce_across_gap`), with no other ball
+        beside its route; None when they did not."""
+        times, xy = window
+        before, after = sides
         t_b, p_b, v_b, _ = fit_lines(times[before], xy[before][:, [ball]])
         t_a, p_a, v_a, _ = fit_lines(times[after], xy[after][:, [ball]])
         lost_s, found_s = float(times[before[-1]]), float(times[after[0]])
@@ -129,13 +215,15 @@ class RailContacts(VanishWatcher):
         found = geometry.bounce_across_gap(
             self.table, ((start, v_b[0]), (end, v_a[0])), found_s - lost_s, limits
         )
-        if found is None or self._ball_beside(ball, xy[before[0] :], (start, found[1], end)):
+        if found is None:
             return None
         met = found[1]
         speed_in = float(np.linalg.norm(v_b[0]))
-        t_contact = lost_s + float(np.linalg.norm(met - start)) / max(speed_in, 1e-6)
-        cushion = str(self.table.nearest_cushion(float(met[0]), float(met[1])))
-        return self._cushion_event(ball, cushion, t_contact, _STRUCK_CONFIDENCE)
+        met_s = lost_s + float(np.linalg.norm(met - start)) / max(speed_in, 1e-6)
+        route = ((lost_s, start), (min(max(met_s, lost_s), found_s), met), (found_s, end))
+        if self._ball_beside(ball, (times[before[0] :], xy[before[0] :]), route):
+            return None
+        return met, met_s
 
     def _rest_before_gap(self, ball: int, seen_xy: FloatArray) -> FloatArray | None:
         """The rest spot ``ball`` left while unseen: where it rested before its latest start,
@@ -215,16 +303,30 @@ class RailContacts(VanishWatcher):
         return self._noise_mm / math.sqrt(max(spread, 1e-12))
 
     def _ball_beside(
-        self, ball: int, xy: FloatArray, route: tuple[FloatArray, FloatArray, FloatArray]
+        self,
+        ball: int,
+        window: tuple[FloatArray, FloatArray],
+        route: tuple[tuple[float, FloatArray], ...],
     ) -> bool:
         """Whether another ball was seen within a diameter (plus the contact tolerance) of the
-        route ``ball`` took while unseen: a contact, not a cushion, may have turned it."""
-        others = np.delete(xy, ball, axis=1).reshape(-1, 2)
+        timed route ``ball`` took while unseen ((time s, (2,) centre) knots: lost, met the
+        cushion, found): a contact, not a cushion, may have turned it. A sighting within a
+        radius of where the ball was on that route at the same moment was the ball itself
+        under another name (two balls never overlap), not a ball it met."""
+        times, xy = window
+        others = np.delete(xy, ball, axis=1)  # (K, 10, 2)
+        knot_t = np.array([t for t, _ in route])
+        knot_xy = np.stack([p for _, p in route])
+        where = np.stack([np.interp(times, knot_t, knot_xy[:, i]) for i in (0, 1)], axis=1)
+        offset = others - where[:, None, :]
+        itself = np.hypot(offset[..., 0], offset[..., 1]) < self.table.ball_radius_mm
+        during = (times > knot_t[0]) & (times < knot_t[-1])
+        others = others[~(itself & during[:, None])].reshape(-1, 2)
         others = others[np.isfinite(others[:, 0])]
         if not len(others):
             return False
-        starts = np.stack([route[0], route[1]])
-        ends = np.stack([route[1], route[2]])
+        starts = knot_xy[:-1]
+        ends = knot_xy[1:]
         distance = geometry.segment_point_distance_mm(starts, ends, others)
         reach = self.table.ball_diameter_mm + self.config.ball_contact_tolerance_mm
         return bool((distance <= reach).any())
