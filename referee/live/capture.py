@@ -60,6 +60,8 @@ class FrameMailbox:
         self._items: collections.deque[Captured] = collections.deque()
         self._condition = threading.Condition()
         self._closed = False
+        self.ended = False
+        """Closed because the input ended (a file's last frame), not because of a stop."""
         self.skipped = 0
 
     def put(self, item: Captured) -> None:
@@ -86,8 +88,11 @@ class FrameMailbox:
     def __len__(self) -> int:
         return len(self._items)
 
-    def close(self) -> None:
+    def close(self, ended: bool = False) -> None:
+        """No more frames will come; `ended` says the input ended (so its last shot can be
+        judged) rather than the service stopping."""
         with self._condition:
+            self.ended = self.ended or (ended and not self._closed)
             self._closed = True
             self._condition.notify_all()
 
@@ -213,7 +218,7 @@ class CaptureThread(threading.Thread):
             if not self._stop_event.is_set():
                 self.status.reconnects += 1
                 self._stop_event.wait(delay_s)
-        self.mailbox.close()
+        self.mailbox.close(ended=self.status.state == "ended" and not self._stop_event.is_set())
 
     def _pump(self, source: FrameSource, live: bool) -> None:
         fps = float(source.fps) if source.fps and source.fps > 0 else 30.0

@@ -78,9 +78,13 @@ class LiveRuntime:
         """From the capture of the frame an event happened on (the event detector reports
         events once certain, a few frames late) to its broadcast."""
         self._captured_at: collections.OrderedDict[int, float] = collections.OrderedDict()
+        self._processed: collections.deque[tuple[int, float]] = collections.deque(maxlen=36000)
+        """(frame index, time s) of each frame the pipeline processed, to tell for a shot how
+        many of its frames were analysed."""
         self._last_status: dict[str, Any] = {}
         self._watchdog: asyncio.Task[None] | None = None
         self._judging_captured_s: float | None = None
+        self._announced_error = ""
 
     def publish(self, message: dict[str, Any]) -> None:
         if message.get("type") == "state":
@@ -161,9 +165,25 @@ class LiveRuntime:
         while True:
             await asyncio.sleep(0.25)
             self._announce_status()
+            self._announce_pipeline_error()
+
+    def _announce_pipeline_error(self) -> None:
+        """Tell the viewers (the operator's toast) once when the pipeline fails (no table
+        found, a bad calibration, a frame it cannot take), and again only when the failure
+        changes: /api/health alone was seen by no one at the table."""
+        error = self.worker.error if self.worker is not None else ""
+        problem = error.partition(": ")[2] or error  # "frame 12: why" -> "why"
+        if problem != self._announced_error:
+            self._announced_error = problem
+            if problem:
+                self.manager.broadcast(
+                    {"type": "alert", "message": f"camera analysis failed: {problem}"}
+                )
 
     def on_output(self, output: FrameOutput) -> None:
         """One frame's output, on the loop: events, balls, then shots (judged and called)."""
+        if not self._processed or output.frame > self._processed[-1][0]:
+            self._processed.append((output.frame, output.time_s))
         self.last_frame = output.frame
         self._captured_at[output.frame] = output.captured_s
         while len(self._captured_at) > 3600:
@@ -182,16 +202,33 @@ class LiveRuntime:
                     "type": "balls",
                     "frame": output.frame,
                     "time_s": output.time_s,
+                    "captured_s": output.captured_s,
                     "balls": output.balls,
                 }
             )
         for shot in output.shots:
+            shot = self._with_coverage(shot)
             self._judging_captured_s = output.captured_s  # lets viewers time the call
             try:
                 if self.referee.on_shot(shot) is not None:
                     self.call_latency_s.append(time.monotonic() - output.captured_s)
             finally:
                 self._judging_captured_s = None
+
+    def _with_coverage(self, shot: dict[str, Any]) -> dict[str, Any]:
+        """The shot with how many of its frames the pipeline analysed; flagged for a person
+        to check when too few were (the machine fell behind and frames were dropped or
+        skipped: contacts and cushions between analysed frames are guessed or missed)."""
+        seen = shot_coverage(self._processed, shot, self.capture.status.fps if self.capture else 0)
+        if seen is None:
+            return shot
+        shot = {**shot, "coverage": seen}
+        fraction = seen["frames_seen"] / seen["frames_in_shot"]
+        if fraction < self.settings.review_below_coverage:
+            reason = (f"only {fraction:.0%} of the shot's frames were analysed (the machine fell "
+                      "behind the camera): check the call")  # fmt: skip
+            shot["review_reasons"] = [*shot.get("review_reasons", []), reason]
+        return shot
 
     def health(self) -> dict[str, Any]:
         """The /api/health body."""
@@ -236,3 +273,29 @@ class LiveRuntime:
             "balls": self.balls,
             "source": self.source_status(),
         }
+
+
+def shot_coverage(
+    processed: collections.deque[tuple[int, float]], shot: dict[str, Any], fps: float
+) -> dict[str, int] | None:
+    """Frames of a shot the pipeline analysed, and frames the shot lasted.
+
+    Args:
+        processed: (frame index, time s) of the processed frames, in order.
+        shot: a shot with `frame_strike` and `frame_end`.
+        fps: the source's frame rate (0: unknown); a camera's own lost frames show only as
+            gaps in time, not in its frame numbers.
+
+    Returns:
+        {"frames_seen", "frames_in_shot"}, or None when the shot has no frame range.
+    """
+    strike, end = shot.get("frame_strike"), shot.get("frame_end")
+    if not isinstance(strike, int) or not isinstance(end, int) or end < strike:
+        return None
+    window = [(f, t) for f, t in processed if strike <= f <= end]
+    in_shot = end - strike + 1
+    if len(window) >= 2 and fps > 0:
+        (first, first_s), (last, last_s) = window[0], window[-1]
+        by_time = round((last_s - first_s) * fps) + 1 + (first - strike) + (end - last)
+        in_shot = max(in_shot, by_time)
+    return {"frames_seen": min(len(window), in_shot), "frames_in_shot": in_shot}

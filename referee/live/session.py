@@ -271,6 +271,8 @@ def _judge_shot(view: MatchView, action: Action, rules: RulesBackend) -> None:
         "corrected": bool(payload.get("corrected", False)),
         "frame_strike": payload.get("frame_strike"),
         "frame_end": payload.get("frame_end"),
+        "review_reasons": list(payload.get("review_reasons") or []),
+        "coverage": payload.get("coverage"),
     }
     view.calls.append(view.last_call)
     view.declarations = _empty_declarations()

@@ -41,6 +41,13 @@ class LiveSettings(BaseSettings):
     balls_hz: float = Field(default=15.0, gt=0, description="ball-position messages per second")
     mjpeg_fps: float = Field(default=15.0, gt=0, description="frames per second of /stream.mjpg")
     jpeg_quality: int = Field(default=80, ge=10, le=100)
+    review_below_coverage: float = Field(
+        default=0.9,
+        ge=0,
+        le=1,
+        description="a call made from fewer than this fraction of its shot's frames (the "
+        "machine fell behind) is flagged for the operator to check; raising it flags more",
+    )
     stall_after_s: float = Field(
         default=1.0, gt=0, description="silence before a source reads stalled"
     )

@@ -84,7 +84,9 @@ def shot_json(shot: Any) -> dict[str, Any]:
     if facts is None:
         raise ValueError("a finished shot must carry its facts")
     out: dict[str, Any] = {"facts": _to_json(facts)}
-    for key in ("shot", "frame_strike", "frame_end", "time_strike_s", "is_break", "confidence"):
+    keys = ("shot", "frame_strike", "frame_end", "time_strike_s", "time_end_s", "is_break",
+            "confidence", "review_reasons")  # fmt: skip
+    for key in keys:
         value = data.get(key, getattr(shot, key, None))
         if value is not None:
             out[key] = value.item() if isinstance(value, np.generic) else value
@@ -191,7 +193,9 @@ class PipelineWorker(threading.Thread):
         self.error: str = ""
         self.busy_s = 0.0
         self.ready = threading.Event()
-        """Set once the first frame went through the pipeline."""
+        """Set once the first frame went through the pipeline, or building the pipeline
+        failed on it (a file waiting for it then plays on, so that the build is retried on
+        later frames instead of the file waiting minutes for a table that is never found)."""
 
     nice_increment = 5
     """How much lower than the capture and the web loop this thread runs (Linux nice):
@@ -207,12 +211,16 @@ class PipelineWorker(threading.Thread):
         renice_thread(self.nice_increment)
         pipeline: FramePipeline | None = None
         retry_at_s = 0.0
+        last: Captured | None = None
         while not self._stop_event.is_set():
             item = self.mailbox.get(0.2)
             if item is None:
                 if self.mailbox.closed:
+                    if self.mailbox.ended and pipeline is not None and last is not None:
+                        self._finish(pipeline, last)
                     return
                 continue
+            last = item
             started_s = time.monotonic()
             if pipeline is None and started_s < retry_at_s:
                 continue  # building failed (e.g. no table found): try again later
@@ -226,8 +234,28 @@ class PipelineWorker(threading.Thread):
             except Exception as error:  # keep refereeing: one bad frame must not end the match
                 logger.exception("pipeline failed on frame %d", item.frame.index)
                 self.error = f"frame {item.frame.index}: {error}"
+                self.ready.set()
             self.processed += 1
             self.busy_s += time.monotonic() - started_s
+
+    def _finish(self, pipeline: FramePipeline, last: Captured) -> None:
+        """The input ended (a file played to its end): the shot still open when it stopped
+        (balls rolling, a ball on a lip in the last frames) is ended and judged, as a review
+        of the same file would (`Pipeline.judge_end`); without this its call never came."""
+        judge_end = getattr(pipeline, "judge_end", None)
+        if judge_end is None:
+            return
+        try:
+            events, shots = judge_end()
+        except Exception as error:
+            logger.exception("judging the end of the input failed")
+            self.error = f"end of input: {error}"
+            return
+        if events or shots:
+            output = FrameOutput(last.frame.index, last.frame.time_s, last.captured_s)
+            output.events = [_to_json(e) for e in events]
+            output.shots = [shot_json(s) for s in shots]
+            self._deliver(output)
 
     def _process(self, pipeline: FramePipeline, item: Captured) -> FrameOutput:
         frame = item.frame

@@ -157,7 +157,8 @@ const Tenball = (() => {
     const parts = [];
     if (r.summary) parts.push(r.summary);
     else if (r.next_shooter) parts.push(`${playerName(match, r.next_shooter)} to shoot`);
-    if (r.spot && r.spot.length) parts.push(`spot the ${r.spot.join(", ")}`);
+    const saysSpot = (r.summary || "").includes("spotted");  // said once, not twice
+    if (r.spot && r.spot.length && !saysSpot) parts.push(`spot the ${r.spot.join(", ")}`);
     return parts.join(" · ");
   }
 

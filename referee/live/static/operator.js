@@ -209,6 +209,11 @@
     box.classList.toggle("foul", !!(call.result || {}).foul);
     box.querySelector(".headline").textContent = `Shot ${call.shot}: ${Tenball.callHeadline(call, match)}${call.corrected ? " (corrected)" : ""}`;
     box.querySelector(".detail").textContent = Tenball.callDetail(call, match);
+    // the camera's doubts (weak facts, frames the machine could not analyse): a person looks
+    const doubts = call.corrected ? [] : (call.review_reasons || []);
+    const check = box.querySelector(".check");
+    check.textContent = doubts.length ? `⚠ check: ${doubts.join("; ")}` : "";
+    check.classList.toggle("hidden", !doubts.length);
   }
 
   function renderSource(s) {

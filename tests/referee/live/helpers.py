@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import socket
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -23,6 +22,7 @@ import numpy as np
 import uvicorn
 
 from referee.live.app import create_app
+from referee.live.listen import bound_port, listen
 from referee.live.settings import LiveSettings
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import Frame
@@ -85,6 +85,8 @@ class ScriptedPipeline:
             reported on the first frame after the gate opens (as an event detector reports
             an event once it is certain, a few frames late).
         delay_s: work per frame, seconds (to play a slow pipeline).
+        at_end: shots still open when the input ends, judged by `judge_end` (as
+            referee.pipeline.Pipeline ends a shot the recording stopped in).
     """
 
     events: dict[int, list[Event]] = field(default_factory=dict)
@@ -92,6 +94,7 @@ class ScriptedPipeline:
     gate: threading.Event = field(default_factory=threading.Event)
     delay_s: float = 0.0
     processed: list[int] = field(default_factory=list)
+    at_end: tuple[ScriptedShot, ...] = ()
     _held: list[ScriptedShot] = field(default_factory=list)
     _held_events: list[Event] = field(default_factory=list)
 
@@ -120,6 +123,13 @@ class ScriptedPipeline:
         )
         return ScriptedResult(events, shots, tracks)
 
+    def judge_end(self) -> tuple[tuple[Event, ...], tuple[ScriptedShot, ...]]:
+        last = self.processed[-1] if self.processed else 0
+        ended = tuple(self.at_end)
+        self.at_end = ()
+        events = (Event(last, last / 30, EventKind.SHOT_END),) if ended else ()
+        return events, ended
+
 
 def break_script(strike: int = 10, end: int = 30) -> ScriptedPipeline:
     """A legal break: strike, cue on the 1, a pocketed 3, shot end."""
@@ -130,12 +140,6 @@ def break_script(strike: int = 10, end: int = 30) -> ScriptedPipeline:
         end: [Event(end, end / 30, EventKind.SHOT_END)],
     }
     return ScriptedPipeline(events, {end: ScriptedShot(dict(BREAK_FACTS), strike, end)})
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
@@ -154,13 +158,17 @@ class RunningServer:
 
 @contextlib.contextmanager
 def serve(
-    settings: LiveSettings, pipeline: Any = None, port: int | None = None, **kwargs: Any
+    settings: LiveSettings, pipeline: Any = None, port: int = 0, **kwargs: Any
 ) -> Iterator[RunningServer]:
-    """A real uvicorn server on 127.0.0.1 (on `port`, default any free one) in a thread;
-    stopped on exit as `tenball serve` stops."""
+    """A real uvicorn server on 127.0.0.1 in a thread, stopped on exit as `tenball serve`
+    stops. It listens on `port`, by default any free one: the socket is bound here and handed
+    to uvicorn, so no other test can take the port between choosing it and serving on it
+    (`server.url` has the port it got). A given `port` (a server coming back where it was) is
+    retried for a few seconds while taken."""
     from referee.cli.serve import GRACEFUL_SHUTDOWN_S
 
-    port = port or free_port()
+    sock = listen("127.0.0.1", port, retry_s=10.0 if port else 0.0)
+    port = bound_port(sock)
     settings = settings.model_copy(update={"port": port, "token": settings.token or "test-token"})
     if pipeline is not None:
         kwargs["make_pipeline"] = lambda frame: pipeline
@@ -174,11 +182,12 @@ def serve(
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
     )
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
+            sock.close()
             raise RuntimeError("the live server did not start")
         time.sleep(0.02)
     try:
@@ -186,6 +195,7 @@ def serve(
     finally:
         server.should_exit = True
         thread.join(15)
+        sock.close()
 
 
 def receive_until(

@@ -45,7 +45,9 @@ def _keep(path: Path) -> None:
 
 
 def test_overlay_shows_the_match_and_animates_a_call_in(tmp_path: Path, browser: Browser) -> None:
-    video = write_video(tmp_path / "clip.avi", frames=240, fps=30.0)
+    # slow frames: the held call is released by a frame processed after the page is ready,
+    # which a loaded machine may take several seconds to reach
+    video = write_video(tmp_path / "clip.avi", frames=240, fps=10.0)
     pipeline = break_script(strike=10, end=30)
     pipeline.gate.clear()
     settings = LiveSettings(source=str(video), db=tmp_path / "live.sqlite3", realtime=True)
@@ -135,7 +137,7 @@ def test_overlay_shows_a_camera_outage(tmp_path: Path, browser: Browser) -> None
 
 
 def test_operator_corrects_the_last_call_from_the_page(tmp_path: Path, browser: Browser) -> None:
-    video = write_video(tmp_path / "clip.avi", frames=60, fps=30.0)
+    video = write_video(tmp_path / "clip.avi", frames=60, fps=3.0)  # outlasts a slow page load
     pipeline = break_script(strike=10, end=30)
     pipeline.gate.clear()
     settings = LiveSettings(source=str(video), db=tmp_path / "live.sqlite3", realtime=True)

@@ -114,6 +114,7 @@ def test_file_is_paced_at_its_frame_rate_only_in_realtime(realtime: bool, min_s:
     elapsed = time.monotonic() - started
     assert _drain(mailbox) == list(range(16))
     assert capture.status.state == "ended"
+    assert mailbox.closed and mailbox.ended, "the end of a file is told to the pipeline"
     assert capture.status.dropped == 0
     assert min_s <= elapsed < 0.5 + min_s
 
@@ -148,6 +149,7 @@ def test_live_source_reconnects_with_backoff_and_reports_it() -> None:
     assert "live" in states
     assert states.count("reconnecting") >= 3
     assert capture.status.reconnects >= 2
+    assert mailbox.closed and not mailbox.ended, "a stop is not the end of the input"
     frames = []
     while (item := mailbox.get(0.01)) is not None:
         frames.append(item.frame)

@@ -2,22 +2,33 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.referee.live.helpers import free_port, wait_for
+from tests.referee.live.helpers import wait_for
 
 TENBALL = [sys.executable, "-c", "from referee.cli import main; raise SystemExit(main())"]
 ROOT = Path(__file__).resolve().parents[3]
 
 
+def _listening_url(lines: Iterator[str]) -> str:
+    """The first http://127.0.0.1:PORT with a real port the server printed or logged (with
+    `--port 0` the system chose it; a link still saying :0 is not it)."""
+    for line in lines:
+        found = re.search(r"http://127\.0\.0\.1:(\d+)", line)
+        if found and int(found.group(1)) != 0:
+            return found.group(0)
+    raise AssertionError("tenball serve never said where it listens")
+
+
 def test_serve_prints_a_token_and_serves_until_stopped(tmp_path: Path) -> None:
-    port = free_port()
     process = subprocess.Popen(
         [
             *TENBALL,
@@ -25,7 +36,7 @@ def test_serve_prints_a_token_and_serves_until_stopped(tmp_path: Path) -> None:
             "--source",
             "none",
             "--port",
-            str(port),
+            "0",
             "--db",
             str(tmp_path / "l.db"),
         ],
@@ -39,7 +50,7 @@ def test_serve_prints_a_token_and_serves_until_stopped(tmp_path: Path) -> None:
         assert first.startswith("tenball serve: operator token: ")
         token = first.split(": ")[-1].strip()
         assert len(token) >= 16
-        url = f"http://127.0.0.1:{port}"
+        url = _listening_url(iter(process.stdout.readline, ""))  # type: ignore[union-attr]
 
         def healthy() -> bool:
             try:

@@ -36,14 +36,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
         yield running
 
 
-@schema.parametrize()
+@schema.parametrize()  # type: ignore[untyped-decorator]  # schemathesis is untyped
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 def test_operator_calls_never_get_a_server_error(case: Any, server: RunningServer) -> None:
     response = case.call(base_url=server.url, headers=server.auth(), timeout=10)
     case.validate_response(response, checks=[not_a_server_error])
 
 
-@schema.parametrize()
+@schema.parametrize()  # type: ignore[untyped-decorator]  # schemathesis is untyped
 @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
 def test_anonymous_posts_are_refused(case: Any, server: RunningServer) -> None:
     response = case.call(base_url=server.url, timeout=10)

@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from tests.referee.live.helpers import free_port, wait_for, write_video
+from tests.referee.live.helpers import wait_for, write_video
 
 SERVER = Path(__file__).with_name("server_main.py")
 TOKEN = "restart-token"
@@ -23,13 +23,16 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 @contextmanager
 def _server(db: Path, source: str = "none") -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    port = free_port()
     process = subprocess.Popen(
-        [sys.executable, str(SERVER), str(db), str(port), TOKEN, source],
-        stdout=subprocess.DEVNULL,
+        [sys.executable, str(SERVER), str(db), "0", TOKEN, source],
+        stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    url = f"http://127.0.0.1:{port}"
+    first = process.stdout.readline().decode()  # type: ignore[union-attr]
+    if not first.startswith("port "):
+        process.kill()
+        raise AssertionError(f"server died: {process.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+    url = f"http://127.0.0.1:{int(first.split()[1])}"
 
     def up() -> bool:
         if process.poll() is not None:
@@ -56,7 +59,8 @@ def _post(url: str, path: str, body: dict[str, Any] | None = None) -> httpx.Resp
 
 def test_state_survives_sigkill(tmp_path: Path) -> None:
     db = tmp_path / "match.sqlite3"
-    video = write_video(tmp_path / "clip.avi", frames=60, fps=30.0)
+    # 20 s of frames: the held break needs a frame after the test opens the gate
+    video = write_video(tmp_path / "clip.avi", frames=60, fps=3.0)
     with _server(db, str(video)) as (url, process):
         _post(url, "/api/match", {"players": {"A": "Ann", "B": "Ben"}, "breaker": "B"})
         # the scripted break is judged from the video: B pockets the 3 and continues

@@ -3,6 +3,8 @@ server on loopback, real HTTP and websocket clients."""
 
 from __future__ import annotations
 
+import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -13,7 +15,10 @@ from websockets.sync.client import connect
 
 from referee.live.settings import LiveSettings
 from tests.referee.live.helpers import (
+    BREAK_FACTS,
     RunningServer,
+    ScriptedPipeline,
+    ScriptedShot,
     break_script,
     receive_until,
     serve,
@@ -43,13 +48,16 @@ def _start(server: RunningServer, client: httpx.Client) -> int:
 
 def test_video_is_refereed_at_its_frame_rate(tmp_path: Path, video: Path) -> None:
     pipeline = break_script(strike=10, end=30)
-    pipeline.gate.clear()  # hold the shot until the viewer listens
-    with serve(_settings(tmp_path, str(video)), pipeline) as server, httpx.Client() as client:
+    pipeline.gate.set()
+    listening = threading.Event()  # the file plays once built: built once the viewer listens
+    make = lambda frame: listening.wait(30) and pipeline  # noqa: E731
+    settings = _settings(tmp_path, str(video))
+    with serve(settings, make_pipeline=make) as server, httpx.Client() as client:
         match_id = _start(server, client)
         with connect(server.ws_url) as ws:
             first, _ = receive_until(ws, "state")
             assert first["match"]["players"] == {"A": "Alice", "B": "Bob"}
-            pipeline.gate.set()
+            listening.set()
             call, seen = receive_until(ws, "call")
             events = [m for m in seen if m["type"] == "event"]
             assert {"strike", "ball_ball", "ball_pocket", "shot_end"} <= {e["kind"] for e in events}
@@ -188,12 +196,15 @@ def test_declarations_reach_every_viewer(api: Any) -> None:
 
 def test_mjpeg_stream_sends_jpeg_frames(tmp_path: Path, video: Path) -> None:
     pipeline = break_script()
+    watching = threading.Event()  # frames are drawn only for a viewer: play once one watches
+    make = lambda frame: watching.wait(30) and pipeline  # noqa: E731
     with (
-        serve(_settings(tmp_path, str(video)), pipeline) as server,
+        serve(_settings(tmp_path, str(video)), make_pipeline=make) as server,
         httpx.Client() as client,
         client.stream("GET", f"{server.url}/stream.mjpg", timeout=10) as response,
     ):
         assert response.headers["content-type"].startswith("multipart/x-mixed-replace")
+        watching.set()
         data = b""
         for chunk in response.iter_bytes():
             data += chunk
@@ -234,3 +245,62 @@ def test_an_early_warning_is_answered_with_the_engines_words(api: Any) -> None:
     assert response.status_code == 200
     assert "no effect" in response.json()["result"]["summary"]
     assert response.json()["match"]["rules_state"]["warned"] == {"A": False, "B": False}
+
+
+@pytest.mark.parametrize("realtime", [True, False], ids=["realtime", "fast"])
+def test_a_shot_open_when_the_file_ends_is_still_called(tmp_path: Path, realtime: bool) -> None:
+    """A clip that stops while balls still roll (or a ball sits on a lip) gets its last call
+    when the file ends, as a review of the same file does; a stop of the service does not."""
+    video = write_video(tmp_path / "short.avi", frames=20, fps=10.0)
+    pipeline = ScriptedPipeline(at_end=(ScriptedShot(dict(BREAK_FACTS), 5, 19),))
+    settings = LiveSettings(source=str(video), db=tmp_path / "live.sqlite3", realtime=realtime)
+    pipeline.gate.clear()  # the file waits for the pipeline's first frame, then plays
+    with (
+        serve(settings, make_pipeline=lambda frame: pipeline.gate.wait(10) and pipeline) as (
+            server
+        ),
+        httpx.Client() as client,
+    ):
+        _start(server, client)
+        with connect(server.ws_url) as ws:
+            receive_until(ws, "state")
+            pipeline.gate.set()
+            end, _ = receive_until(ws, "event", timeout_s=20, where={"kind": "shot_end"})
+            call, _ = receive_until(ws, "call", timeout_s=10)
+        health = client.get(f"{server.url}/api/health").json()
+    assert end["frame"] == 19
+    assert call["result"]["remain_pocketed"] == [3]
+    assert health["source"]["state"] == "ended"
+    assert health["source"]["frames"] == 20
+
+
+def test_a_pipeline_that_cannot_start_is_told_to_the_operator(tmp_path: Path) -> None:
+    """No table found in the picture (a player hides it, a bad calibration): the operator's
+    page hears it at once, and once, not only /api/health; and the file plays on so that the
+    build is retried on later frames (it used to wait minutes for the first build)."""
+    attempts: list[int] = []
+
+    def no_table(frame: Any) -> Any:
+        attempts.append(frame.index)
+        raise ValueError("no table found in the picture")
+
+    video = write_video(tmp_path / "five_s.avi", frames=75, fps=15.0)
+    with serve(_settings(tmp_path, str(video)), make_pipeline=no_table) as server:
+        with connect(server.ws_url) as ws:
+            alert, _ = receive_until(ws, "alert", timeout_s=10)
+            with pytest.raises(TimeoutError):  # the rebuild fails the same way: no repeat
+                while True:
+                    again = json.loads(ws.recv(timeout=3.0))
+                    assert again["type"] != "alert", again
+        health = wait_for(
+            lambda: (
+                (h := httpx.get(f"{server.url}/api/health").json())["source"]["state"] == "ended"
+                and h
+            ),
+            timeout_s=10,
+            what="the file to play to its end",
+        )
+    assert "no table found in the picture" in alert["message"]
+    assert health["status"] == "degraded"
+    assert health["source"]["frames"] == 75
+    assert attempts[0] == 0 and len(attempts) >= 2, attempts
