@@ -14,6 +14,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision import kernels
+
 RING_SAMPLES = 32
 _ANGLES = np.linspace(0.0, 2.0 * np.pi, RING_SAMPLES, endpoint=False)
 DIRECTIONS = np.column_stack([np.cos(_ANGLES), np.sin(_ANGLES)])
@@ -458,7 +460,10 @@ def refine_centres(
     radius: NDArray[np.float64],
     iterations: int,
 ) -> NDArray[np.float64]:
-    """Sub-pixel centres: soft-foreground centroids over each ball's own disc, iterated."""
+    """Sub-pixel centres: soft-foreground centroids over each ball's own disc, iterated
+    (compiled where numba is installed: `vision.kernels`, the same centres)."""
+    if kernels.compiled():
+        return kernels.refine_centres(weight, xy, radius, iterations)
     centres = xy.copy()
     if len(centres) == 0:
         return centres
@@ -494,6 +499,8 @@ def ball_pixels(
     (a stripe's band can lie near the rim)."""
     if len(xy) == 0:
         return []
+    if kernels.compiled():
+        return kernels.ball_pixels(image, xy, radius)
     us, vs, mask = _own_disc(xy, radius, 0.9, True)
     height, width = image.shape[:2]
     inside = mask & (us >= 0) & (us < width) & (vs >= 0) & (vs < height)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from vision import kernels
 from vision.candidates import DIRECTIONS, PixelIndex, SearchRegion, sample, touching_gap
 
 
@@ -62,18 +63,28 @@ def confidence(
     outline) times how free the ring just outside it is (cloth, or other balls): inside a
     hand or an arm, the ring is foreground all round.
     """
-    # The disc's circles, the outline's and the ring's, their pixels found once for all.
-    circles = _inner_circles(xy, radius, _ALL_RADII)
-    pixels = PixelIndex.of(region.foreground.shape, circles[..., 0], circles[..., 1])
-    covered = pixels[:, :4].values(region.foreground)
-    coverage = covered[:, :3].mean(axis=(1, 2))
+    # Only a neighbour that could be a real ball (as far as touching balls' centres are
+    # there, less a little: balls do not overlap) explains foreground in the ring; a chain
+    # of candidates along a cushion face or an arm does not explain itself.
+    apart = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
+    possible = apart >= 0.9 * touching_gap(region, xy)[:, None]
+    possible &= pinched(region, xy, radius, apart)
+    if kernels.compiled():
+        parts = kernels.confidence_parts(
+            region,
+            (xy, radius, possible),
+            (_ALL_RADII, DIRECTIONS),
+            1.5 * region.threshold,
+            edge_gradient,
+        )
+        coverage, rim_share, outline_share, free = parts.T
+    else:
+        coverage, rim_share, outline_share, free = _sampled(
+            region, xy, radius, possible, edge_gradient
+        )
     # A ball fills its disc out to the rim in every direction; the end of a cue, a finger or
     # a chalk's edge fills only a sector of it.
-    rim = _unit_clip((_rim_share(region, pixels[:, 3], covered[:, 3]) - 0.5) / 0.4)
-
-    along = pixels[:, 4:7].values(region.gradient) * DIRECTIONS[None, None, :, :]
-    radial = np.abs(np.sum(along, axis=3))
-    outline_share = np.mean(radial.max(axis=1) > edge_gradient, axis=1)
+    rim = _unit_clip((rim_share - 0.5) / 0.4)
     # Only a disc that is mostly cloth-coloured inside may be a ball by its outline alone
     # (a green ball on green cloth); a foreground blob must fill its disc to the rim.
     by_outline = _unit_clip(outline_share * 1.25) * 0.9
@@ -86,6 +97,32 @@ def confidence(
         np.maximum(by_outline, coverage),
         np.maximum(np.minimum(coverage, rim), round_outline),
     )
+    ring_score = _unit_clip((free - min_free_ring) / (1.0 - min_free_ring) * 2.0)
+    # A ball mostly hidden behind nearer ones shows too little to be named or placed well.
+    seen = _unit_clip((visible_share(xy, radius) - 0.5) / 0.2)
+    return evidence * ring_score * seen, coverage
+
+
+def _sampled(
+    region: SearchRegion,
+    xy: NDArray[np.float64],
+    radius: NDArray[np.float64],
+    possible: NDArray[np.bool_],
+    edge_gradient: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """`confidence`'s sampled parts, (K,) each: disc coverage, rim share (`_rim_share`),
+    outline share and the share of the ring that is free (not clearly foreground, or
+    explained by a `possible` (K, K) neighbour). `vision.kernels.confidence_parts` is the
+    same, compiled."""
+    # The disc's circles, the outline's and the ring's, their pixels found once for all.
+    circles = _inner_circles(xy, radius, _ALL_RADII)
+    pixels = PixelIndex.of(region.foreground.shape, circles[..., 0], circles[..., 1])
+    covered = pixels[:, :4].values(region.foreground)
+    coverage = covered[:, :3].mean(axis=(1, 2))
+    rim_share = _rim_share(region, pixels[:, 3], covered[:, 3])
+    along = pixels[:, 4:7].values(region.gradient) * DIRECTIONS[None, None, :, :]
+    radial = np.abs(np.sum(along, axis=3))
+    outline_share = np.mean(radial.max(axis=1) > edge_gradient, axis=1)
     ring = circles[:, 7]
     # Only clearly foreground counts against a ball: real balls sit in a soft halo of shadow
     # and blur that is just over the threshold; a hand or an arm is far over it.
@@ -93,18 +130,9 @@ def confidence(
     # np.linalg.norm's sum of squares and root, without its per-call checks.
     offsets = ring[:, :, None, :] - xy[None, None, :, :]
     gaps = np.sqrt(np.add.reduce(offsets * offsets, axis=3))
-    # Only a neighbour that could be a real ball (as far as touching balls' centres are
-    # there, less a little: balls do not overlap) explains foreground in the ring; a chain
-    # of candidates along a cushion face or an arm does not explain itself.
-    apart = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
-    possible = apart >= 0.9 * touching_gap(region, xy)[:, None]
-    possible &= pinched(region, xy, radius, apart)
     explained = np.any((gaps < 1.2 * radius[None, None, :]) & possible[:, None, :], axis=2)
     free = np.mean(~occupied | explained, axis=1)
-    ring_score = _unit_clip((free - min_free_ring) / (1.0 - min_free_ring) * 2.0)
-    # A ball mostly hidden behind nearer ones shows too little to be named or placed well.
-    seen = _unit_clip((visible_share(xy, radius) - 0.5) / 0.2)
-    return evidence * ring_score * seen, coverage
+    return coverage, rim_share, outline_share, free
 
 
 def disc_coverage(
