@@ -123,7 +123,7 @@ class StartExplainer(HandMoves, TouchFinder):
                 Event(frame, t_start, EventKind.STRIKE, (CUE,), confidence=0.8),
                 Event(frame, t_start, EventKind.BALL_BALL, (CUE, ball), confidence=0.8),
             ]
-        near = self._nearest_mover(ball, detected)
+        near = self._toucher_nearby(ball, detected, speed)
         if near is not None and self._remember(frozenset((near, ball)), t_start):
             # Something moving was close: a contact the paths could not pin down, rather
             # than a ball touched by a hand (which would be a foul).
@@ -161,6 +161,22 @@ class StartExplainer(HandMoves, TouchFinder):
         if not was_in_shot:
             return found
         return [Event(self._frame_of(quiet), quiet, EventKind.SHOT_END), *found]
+
+    def _toucher_nearby(self, ball: int, detected: int, speed_mm_s: float) -> int | None:
+        """The nearest rolling ball (`_nearest_mover`), if it was fast enough before push
+        ``detected`` to send ``ball`` off at ``speed_mm_s``: a struck ball leaves no faster
+        than its equal-mass striker came. A slow ball rolling by a cue ball struck at 4 m/s
+        is not its toucher (a 30 fps top view's strike while balls still rolled was read as
+        the 3 touching the cue ball). Twice the striker's speed plus
+        `start_min_speed_mm_s` leaves room for a poorly fitted path."""
+        mover = self._nearest_mover(ball, detected)
+        if mover is None:
+            return None
+        _, _, v, n = self._paths_before(detected, self._fit_frames)
+        came = float(np.linalg.norm(v[mover]))
+        if n[mover] >= 2 and speed_mm_s > 2.0 * came + self.config.start_min_speed_mm_s:
+            return None
+        return mover
 
     def _start_window(self, ball: int, detected: int, k: int) -> tuple[FloatArray, FloatArray]:
         """(times (K,) s, xy (K, 11, 2) mm) of the history to fit a start on: ``k`` frames
