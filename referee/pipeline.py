@@ -23,6 +23,7 @@ from calibration.io import Calibration
 from referee.declarations import DeclarationLog
 from referee.pipeline_calls import CallConfig, CallStage, ShotInput, ShotResult
 from referee.pipeline_plan import SearchPlan
+from tracking.rack_fill import RackFillConfig, RackFiller
 from tracking.types import Event, EventKind, TrackSet
 from vision.types import Detections, Frame
 
@@ -114,6 +115,8 @@ class PipelineConfig:
         detector_model: path of a learned detector's .onnx file
             (`vision.learned.LearnedBallDetector`, docs/learned-detector.md) to use instead
             of the classical detector; None for the classical one.
+        rack_fill: when the classical detector's output gains a standing rack's balls it
+            cannot tell apart (`tracking.rack_fill.RackFiller`; ``enabled = false``: never).
     """
 
     detector: DetectorConfig | None = None
@@ -130,6 +133,7 @@ class PipelineConfig:
     reach_speed_mm_s: float = 0.0
     reach_max_radii: float = 10.0
     detector_model: str | None = None
+    rack_fill: RackFillConfig = field(default_factory=RackFillConfig)
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,9 +365,10 @@ def _default_detector(calibration: Calibration, config: PipelineConfig) -> Detec
         from vision.learned.detector import LearnedBallDetector
 
         return LearnedBallDetector(config.detector_model, calibration)
-    if config.detector is None:
-        return BallDetector(calibration)
-    return BallDetector(calibration, config.detector)
+    detector = BallDetector(calibration, config.detector)
+    if not config.rack_fill.enabled:
+        return detector
+    return RackFiller(detector, calibration.table, config.rack_fill)
 
 
 def _default_tracker(calibration: Calibration, config: PipelineConfig) -> Tracker:

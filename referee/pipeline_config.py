@@ -10,6 +10,7 @@ detector_model = "models/ball-detector.onnx"   # optional: the learned detector 
 measurement_std_mm = 3.0
 [events]            # tracking.events.EventConfig fields
 [shots]             # referee.shots.ShotConfig fields
+[rack_fill]         # tracking.rack_fill.RackFillConfig fields (enabled = false: off)
 [calls]
 review_below_confidence = 0.8
 [calls.rules]       # referee.rules.RulesConfig fields
@@ -53,6 +54,7 @@ def _build(kind: type[Any], values: Any, where: str) -> Any:
 def _stage_kinds() -> dict[str, type[Any]]:
     from referee.shots import ShotConfig
     from tracking.event_config import EventConfig
+    from tracking.rack_fill import RackFillConfig
     from tracking.tracker import TrackerConfig
     from vision.detector import DetectorConfig
 
@@ -61,6 +63,7 @@ def _stage_kinds() -> dict[str, type[Any]]:
         "tracker": TrackerConfig,
         "events": EventConfig,
         "shots": ShotConfig,
+        "rack_fill": RackFillConfig,
     }
 
 

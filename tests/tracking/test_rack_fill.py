@@ -1,0 +1,91 @@
+"""The standing rack's hidden balls are filled in on a corner view's first frame, and nothing
+is added where the detector already finds every racked ball or no rack stands."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+from calibration.io import load_calibration
+from tracking.rack_fill import RackFillConfig, RackFiller
+from vision.detector import BallDetector
+from vision.sources import open_source
+from vision.types import CUE, Detections, Frame
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
+
+
+def _first_frame(clip: Path) -> tuple[Frame, np.ndarray]:
+    source = open_source(str(clip / "video.mp4"))
+    try:
+        frame = source.read()
+    finally:
+        source.close()
+    assert frame is not None
+    with (clip / "truth" / "tracks.csv").open() as handle:
+        rows = [row for row in csv.DictReader(handle) if row["frame"] == "0"]
+    truth = {row["ball"]: (float(row["x_mm"]), float(row["y_mm"])) for row in rows}
+    return frame, np.array([truth[str(ball)] for ball in range(1, 11)])
+
+
+def _racked_found(detections: Detections, rack_mm: np.ndarray, within_mm: float = 20.0) -> int:
+    xy = detections.xy_mm.astype(np.float64)
+    if len(xy) == 0:
+        return 0
+    apart = np.hypot(rack_mm[:, None, 0] - xy[None, :, 0], rack_mm[:, None, 1] - xy[None, :, 1])
+    return int(np.count_nonzero(apart.min(axis=1) < within_mm))
+
+
+def test_a_far_corner_racks_hidden_balls_are_filled_in() -> None:
+    clip = SAMPLES / "corner_lip_stay_8ft_green"
+    calibration = load_calibration(clip / "calibration.json")
+    frame, rack = _first_frame(clip)
+    plain = BallDetector(calibration).detect(frame)
+    filler = RackFiller(BallDetector(calibration), calibration.table)
+    filled = filler.detect(frame)
+    assert _racked_found(plain, rack) <= 7  # the detector alone misses racked balls here
+    assert _racked_found(filled, rack) >= 9
+    assert filler.filled_frames == 1
+    # One ball per class, and no racked ball named the cue ball.
+    assert len(set(np.argmax(filled.class_prob, axis=1).tolist())) == len(filled)
+    assert np.count_nonzero(np.argmax(filled.class_prob, axis=1) == CUE) == 1
+
+
+def test_nothing_is_added_when_every_racked_ball_is_found_or_the_rack_broke() -> None:
+    clip = SAMPLES / "top_break_green"
+    calibration = load_calibration(clip / "calibration.json")
+    frame, rack = _first_frame(clip)
+    plain = BallDetector(calibration).detect(frame)
+    filler = RackFiller(BallDetector(calibration), calibration.table)
+    assert _racked_found(plain, rack) == 10
+    assert len(filler.detect(frame)) == len(plain)
+    # A cue ball beside the apex is the break: the rack is no longer filled.
+    corner = SAMPLES / "corner_lip_stay_8ft_green"
+    corner_cal = load_calibration(corner / "calibration.json")
+    corner_frame, _ = _first_frame(corner)
+    breaking = RackFiller(BallDetector(corner_cal), corner_cal.table)
+    seen = breaking.inner.detect(corner_frame)
+    apex = breaking.places[0] + np.array([-60.0, 0.0])
+    cue_row = np.zeros((1, seen.class_prob.shape[1]), np.float32)
+    cue_row[0, CUE] = 1.0
+    arriving = Detections(
+        xy_px=np.vstack([seen.xy_px, seen.xy_px[:1]]),
+        xy_mm=np.vstack([seen.xy_mm, apex[None].astype(np.float32)]),
+        radius_px=np.concatenate([seen.radius_px, seen.radius_px[:1]]),
+        confidence=np.concatenate([seen.confidence, np.ones(1, np.float32)]),
+        class_prob=np.vstack([seen.class_prob, cue_row]),
+    )
+    assert len(breaking.fill(corner_frame, arriving)) == len(arriving)
+    assert breaking.filled_frames == 0
+
+
+def test_the_pipeline_wraps_the_detector_only_when_asked() -> None:
+    from referee.pipeline import Pipeline, PipelineConfig
+
+    calibration = load_calibration(SAMPLES / "top_break_green" / "calibration.json")
+    assert isinstance(Pipeline(calibration).detector, BallDetector)
+    wrapped = Pipeline(calibration, PipelineConfig(rack_fill=RackFillConfig(enabled=True)))
+    assert isinstance(wrapped.detector, RackFiller)
+    assert wrapped.detector.view is wrapped.detector.inner.view  # the rest is the detector's

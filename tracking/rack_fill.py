@@ -1,0 +1,318 @@
+"""Racked balls the detector cannot tell apart, placed where the rack says they stand.
+
+Seen from a corner or the side of the table, a standing rack at the far end is a few pixels
+per ball, and its touching balls merge into one blob: a ball behind two nearer ones shows
+half its disc or less, too little to be placed and named apart from them
+(`vision.separate.MIN_SEPARATION`). The detector then returns the two to five balls it can
+tell apart, the tracker never has the rest, and the break starts them as newborn tracks at
+several metres a second, named from blurred pixels: the break's first contact, its pocketed
+balls and its count of balls to a cushion go wrong (rendered corner views at 1280x720 to
+1600x900, 30 and 60 fps: 2 and 4 of 10 racked balls tracked before the break).
+
+A ten-ball rack has known places (rules S1-S4: the 1 on the foot spot at the apex, the 10 in
+the middle of the three-ball row). Where a few detections stand on places (locating the rack,
+`tracking.rack.match_places`) and most places that show enough of themselves are not cloth,
+`RackFiller` adds a detection on each place no detection stands on: at the place, named from
+the pixels only that ball shows (each pixel goes to the nearest ball covering it, by camera
+depth), then made one-ball-per-class with the frame's other detections. Detections between
+places (the centroid of an unsplit blob) are dropped while it fills. It fills until the rack
+breaks (a detection on a place moves off it, or a ball arrives beside it) and again only
+after the rack area stood nearly empty (a new rack), as `tracking.rack.RackPrior` does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import BALL_CENTRE_HEIGHT_MM
+from calibration.table import TableSpec
+from tracking.rack import RackConfig, match_places, place_priors, rack_places
+from vision.assignment import exclusive_probabilities
+from vision.cloth import cloth_distance
+from vision.types import CUE, NUM_CLASSES, Detections, Frame
+
+
+@dataclass(frozen=True, slots=True)
+class RackFillConfig:
+    """When the rack's hidden balls are filled in.
+
+    Attributes:
+        enabled: whether to fill at all. Off by default: measured with the real detector
+            at 075f0ea, on: ball-frame recall corner_offtable_grey 0.971 -> 0.998,
+            corner_lip_stay 0.971 -> 0.978, fresh corner views 0.874 -> 0.912 and 0.958
+            -> 0.982 (racked balls tracked before the break 2 -> 7 and 4 -> 9 of 10); but
+            calls 0/3 and 0/3 on both fresh clips either way (the break's first contact
+            still misread: the cue ball's blurred arrival at 30 fps named another number),
+            corner_lip_stay 3/3 -> 2/3 (identity switches 16 -> 27: the filled balls'
+            names, from a few pixels each, settle late), two held-out corner clips
+            unchanged (1/3, 3/4). The tracker must weigh a filled ball's name as weak
+            evidence before this can be on.
+        min_found: fewest detections standing on rack places to locate the rack.
+        min_shown: fewest places showing enough of themselves (`shown_fraction`) to judge
+            whether a rack stands.
+        shown_fraction: share of a place's disc that must be its own (not behind a nearer
+            ball) for the place to be judged.
+        taken_fraction: share of a judged place's own pixels unlike the cloth for it to be
+            taken by a ball.
+        min_taken: share of the judged places that must be taken for the rack to stand.
+        confidence: confidence given to a filled detection.
+        between_diameters: a detection off every place but within this many diameters of
+            one is a blob's centroid while the rack stands, and is dropped.
+        moved_diameters: the rack is broken when the detections on two places or more lie
+            this many diameters from where they stood.
+        arrive_diameters: the rack is broken when a detection named the cue ball comes
+            within this many diameters of a place (the break).
+        rearm_s: how long the rack area must stand nearly empty before a new rack is
+            filled.
+    """
+
+    enabled: bool = False
+    min_found: int = 2
+    min_shown: int = 4
+    shown_fraction: float = 0.3
+    taken_fraction: float = 0.5
+    min_taken: float = 0.8
+    confidence: float = 0.95
+    between_diameters: float = 0.8
+    moved_diameters: float = 0.5
+    arrive_diameters: float = 1.5
+    rearm_s: float = 2.0
+
+
+class RackFiller:
+    """A detector whose output gains the standing rack's hidden balls.
+
+    Wraps the classical detector (`vision.detector.BallDetector`: its ``view``, ``cloth``,
+    ``identifier``, ``threshold`` and ``config.dark_ratio``); everything else is the wrapped
+    detector's.
+
+    Args:
+        detector: the detector to wrap.
+        table: the table (rack places, ball size).
+        config: when to fill.
+    """
+
+    def __init__(self, detector: Any, table: TableSpec, config: RackFillConfig | None = None):
+        self.inner = detector
+        self.config = config or RackFillConfig()
+        self.places = rack_places(table)
+        self.diameter_mm = float(table.ball_diameter_mm)
+        self._rack = RackConfig(min_racked=10, tolerance_diameters=0.5)
+        self._middle = self.places.mean(axis=0)
+        self._reach_mm = 3.0 * self.diameter_mm + float(np.max(np.ptp(self.places, axis=0)))
+        self._stood = np.full((10, 2), np.nan)
+        self._shift: NDArray[np.float64] | None = None
+        self._priors = place_priors(RackConfig())
+        self._broken = False
+        self._occupied_s = -np.inf
+        self._frame_image = np.zeros((1, 1, 3), np.uint8)
+        self.filled_frames = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def detect(self, frame: Frame, hint_xy_px: NDArray[np.floating] | None = None) -> Detections:
+        """The wrapped detector's `detect`, with the standing rack's hidden balls."""
+        return self.fill(frame, self.inner.detect(frame, hint_xy_px))
+
+    def detect_reaching(
+        self,
+        frame: Frame,
+        hint_xy_px: NDArray[np.floating] | None,
+        reach_xy_px: NDArray[np.floating],
+    ) -> Detections:
+        """The wrapped detector's `detect_reaching`, with the standing rack's hidden balls."""
+        return self.fill(frame, self.inner.detect_reaching(frame, hint_xy_px, reach_xy_px))
+
+    def fill(self, frame: Frame, detections: Detections) -> Detections:
+        """``detections`` with a detection on each place of a standing, untouched rack that
+        none stands on; unchanged when no such rack stands."""
+        view = getattr(self.inner, "view", None)
+        camera = getattr(view, "camera", None)
+        if camera is None or getattr(self.inner, "cloth", None) is None:
+            return detections
+        xy = detections.xy_mm.astype(np.float64)
+        self._follow_area(xy, frame.time_s)
+        if self._broken or len(xy) == 0:
+            return detections
+        place = match_places(xy, self.places, self.diameter_mm, self._rack)
+        on_place = place >= 0
+        if np.count_nonzero(on_place) < self.config.min_found:
+            return detections
+        if self._shift is None:  # located once per rack: filled balls must not jitter
+            self._shift = np.median(xy[on_place] - self.places[place[on_place]], axis=0)
+        centres = self.places + self._shift
+        if self._broke(detections, place, centres):
+            self._broken = True
+            return detections
+        missing = np.setdiff1d(np.arange(10), place[on_place])
+        if len(missing) == 0:
+            return detections
+        pixels, shown = self._place_pixels(frame, camera, view, centres)
+        taken = self._taken(frame, pixels, shown)
+        judged = shown >= self.config.shown_fraction
+        if np.count_nonzero(judged) < self.config.min_shown:
+            return detections
+        if np.count_nonzero(taken & judged) < self.config.min_taken * np.count_nonzero(judged):
+            return detections
+        fill = missing[taken[missing] | ~judged[missing]]
+        if len(fill) == 0:
+            return detections
+        self.filled_frames += 1
+        self._frame_image = frame.image
+        return self._joined(detections, place, centres, fill, pixels)
+
+    def _follow_area(self, xy: NDArray[np.float64], time_s: float) -> None:
+        """Re-arm after the rack area stood nearly empty for ``rearm_s`` (a new rack)."""
+        if np.count_nonzero(np.hypot(*(xy - self._middle).T) < self._reach_mm) >= 3:
+            self._occupied_s = time_s
+        elif time_s - self._occupied_s >= self.config.rearm_s:
+            self._broken, self._stood[:], self._shift = False, np.nan, None
+
+    def _broke(
+        self, detections: Detections, place: NDArray[np.int64], centres: NDArray[np.float64]
+    ) -> bool:
+        """Whether the rack broke: balls on two places or more moved off where they stood
+        (one may be an unsplit blob's centroid shifting), or the cue ball came beside it."""
+        xy = detections.xy_mm.astype(np.float64)
+        on_place = place >= 0
+        current = np.full((10, 2), np.nan)
+        current[place[on_place]] = xy[on_place]
+        moved = (
+            np.hypot(*(current - self._stood).T) > self.config.moved_diameters * self.diameter_mm
+        )
+        if np.count_nonzero(moved) >= 2:
+            return True
+        self._stood = np.where(np.isfinite(current) & ~moved[:, None], current, self._stood)
+        cue = xy[detections.class_prob[:, CUE] > 0.5]
+        if len(cue) == 0:
+            return False
+        apart = np.hypot(
+            cue[:, None, 0] - centres[None, :, 0], cue[:, None, 1] - centres[None, :, 1]
+        )
+        return bool(np.any(apart < self.config.arrive_diameters * self.diameter_mm))
+
+    def _place_pixels(
+        self, frame: Frame, camera: Any, view: Any, centres: NDArray[np.float64]
+    ) -> tuple[list[NDArray[np.int64]], NDArray[np.float64]]:
+        """Each place's own pixels (flat indices into the frame: those of its disc no nearer
+        ball covers) and (10,) the share of its disc they are."""
+        uv = camera.project(centres, BALL_CENTRE_HEIGHT_MM)
+        radius = camera.ball_radius_px(centres, self.diameter_mm / 2.0)
+        depth = camera.depth_mm(centres, BALL_CENTRE_HEIGHT_MM)
+        height, width = frame.image.shape[:2]
+        top = np.floor(uv - radius[:, None]).astype(np.int64)
+        bottom = np.ceil(uv + radius[:, None]).astype(np.int64) + 1
+        u0, v0 = max(int(top[:, 0].min()), 0), max(int(top[:, 1].min()), 0)
+        u1, v1 = min(int(bottom[:, 0].max()), width), min(int(bottom[:, 1].max()), height)
+        if u1 <= u0 or v1 <= v0:
+            return [np.zeros(0, np.int64)] * 10, np.zeros(10)
+        vv, uu = np.mgrid[v0:v1, u0:u1]
+        owner = np.full(vv.shape, -1, np.int64)
+        discs = []
+        for i in np.argsort(-depth):  # far first: nearer balls paint over them
+            inside = (uu - uv[i, 0]) ** 2 + (vv - uv[i, 1]) ** 2 <= (0.85 * radius[i]) ** 2
+            owner[inside] = i
+            discs.append((i, int(np.count_nonzero(inside))))
+        flat = vv * width + uu
+        pixels = [flat[owner == i] for i in range(10)]
+        area = np.zeros(10)
+        for i, count in discs:
+            area[i] = count
+        shown = np.array([len(p) for p in pixels], np.float64) / np.maximum(area, 1.0)
+        return pixels, shown
+
+    def _taken(
+        self, frame: Frame, pixels: list[NDArray[np.int64]], shown: NDArray[np.float64]
+    ) -> NDArray[np.bool_]:
+        """(10,) whether each place's own pixels are mostly unlike the cloth."""
+        cloth = self.inner.cloth
+        flat_image = frame.image.reshape(-1, 3)
+        flat_cloth = cloth.bgr.reshape(-1, 3)
+        threshold = float(self.inner.threshold)
+        dark_ratio = float(self.inner.config.dark_ratio)
+        taken = np.zeros(10, bool)
+        for i, own in enumerate(pixels):
+            if len(own) == 0 or shown[i] <= 0:
+                continue
+            distance = cloth_distance(
+                flat_image[own][None], flat_cloth[own][None], dark_ratio
+            ).ravel()
+            taken[i] = np.mean(distance > threshold) >= self.config.taken_fraction
+        return taken
+
+    def _joined(
+        self,
+        detections: Detections,
+        place: NDArray[np.int64],
+        centres: NDArray[np.float64],
+        fill: NDArray[np.int64],
+        pixels: list[NDArray[np.int64]],
+    ) -> Detections:
+        """The detections on places and off the rack, the filled places added, class
+        probabilities made one-ball-per-class again."""
+        xy = detections.xy_mm.astype(np.float64)
+        apart = np.hypot(
+            xy[:, None, 0] - centres[None, :, 0], xy[:, None, 1] - centres[None, :, 1]
+        ).min(axis=1)
+        keep = (place >= 0) | (apart > self.config.between_diameters * self.diameter_mm)
+        kept = _take(detections, keep)
+        prob = (self._named(fill, pixels, self._frame_image) * self._priors[fill]).astype(
+            np.float32
+        )
+        prob /= prob.sum(axis=1, keepdims=True)
+        camera = self.inner.view.camera
+        uv = camera.project(centres[fill], BALL_CENTRE_HEIGHT_MM)
+        radius = camera.ball_radius_px(centres[fill], self.diameter_mm / 2.0)
+        added = Detections(
+            xy_px=uv.astype(np.float32),
+            xy_mm=centres[fill].astype(np.float32),
+            radius_px=radius.astype(np.float32),
+            confidence=np.full(len(fill), self.config.confidence, np.float32),
+            class_prob=prob,
+        )
+        both = np.vstack([kept.class_prob, added.class_prob]).astype(np.float64)
+        return Detections(
+            xy_px=np.vstack([kept.xy_px, added.xy_px]),
+            xy_mm=np.vstack([kept.xy_mm, added.xy_mm]),
+            radius_px=np.concatenate([kept.radius_px, added.radius_px]),
+            confidence=np.concatenate([kept.confidence, added.confidence]),
+            class_prob=exclusive_probabilities(both).astype(np.float32),
+        )
+
+    def _named(
+        self,
+        fill: NDArray[np.int64],
+        pixels: list[NDArray[np.int64]],
+        image: NDArray[np.uint8],
+    ) -> NDArray[np.float32]:
+        """(F, 11) class probabilities of the filled places from their own pixels, white
+        balanced with the whole rack's (uniform where a place shows too little)."""
+        prob = np.full((len(fill), NUM_CLASSES), 1.0 / NUM_CLASSES, np.float32)
+        flat = image.reshape(-1, 3)
+        shown = [i for i in range(10) if len(pixels[i]) >= 3]
+        if not shown:
+            return prob
+        identifier = self.inner.identifier
+        named = identifier.independent(identifier.features([flat[pixels[i]] for i in shown]))
+        row = {place: k for k, place in enumerate(shown)}
+        for k, place in enumerate(fill):
+            if place in row:
+                prob[k] = named[row[place]]
+        return prob
+
+
+def _take(detections: Detections, keep: NDArray[np.bool_]) -> Detections:
+    """The detections where ``keep`` is set."""
+    return replace(
+        detections,
+        xy_px=detections.xy_px[keep],
+        xy_mm=detections.xy_mm[keep],
+        radius_px=detections.radius_px[keep],
+        confidence=detections.confidence[keep],
+        class_prob=detections.class_prob[keep],
+    )
