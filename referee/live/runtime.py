@@ -18,6 +18,7 @@ from typing import Any
 
 from referee.live.capture import CaptureThread, FrameMailbox, FrameSource, SourceStatus
 from referee.live.connections import ConnectionManager
+from referee.live.fit_check import FitWatch
 from referee.live.service import LiveReferee
 from referee.live.session import RulesBackend
 from referee.live.settings import LiveSettings
@@ -85,6 +86,7 @@ class LiveRuntime:
         self._watchdog: asyncio.Task[None] | None = None
         self._judging_captured_s: float | None = None
         self._announced_error = ""
+        self.fit_watch: FitWatch | None = None
 
     def publish(self, message: dict[str, Any]) -> None:
         if message.get("type") == "state":
@@ -130,12 +132,21 @@ class LiveRuntime:
         self.store.close()
 
     def _build_pipeline(self, frame: Frame) -> FramePipeline:
-        """Build the pipeline (worker thread) and learn the table size from its calibration."""
+        """Build the pipeline (worker thread) and learn the table size from its calibration;
+        with a calibration, the picture is checked against it as the match goes on."""
         pipeline = self._make_pipeline(frame)
-        table = getattr(getattr(pipeline, "calibration", None), "table", None)
+        calibration = getattr(pipeline, "calibration", None)
+        table = getattr(calibration, "table", None)
         if table is not None:
             self.table = {"length_mm": table.length_mm, "width_mm": table.width_mm}
-        return pipeline
+        if table is None or getattr(calibration, "camera", None) is None:
+            return pipeline
+        self.fit_watch = FitWatch(calibration, self.settings.fit_check_s)
+        return _FitWatched(pipeline, self.fit_watch, self._fit_from_thread)
+
+    def _fit_from_thread(self, message: str) -> None:
+        text = message or "the calibration fits the camera again"
+        self._call_soon(self.manager.broadcast, {"type": "alert", "message": text})
 
     def _call_soon(self, callback: Callable[..., None], *args: Any) -> None:
         loop = self.loop
@@ -261,6 +272,9 @@ class LiveRuntime:
                 "event_since_it_happened_p50": _percentile_ms(self.event_delay_s, 0.5),
                 "event_since_it_happened_p99": _percentile_ms(self.event_delay_s, 0.99),
             },
+            "calibration": (
+                self.fit_watch.last.to_json() if self.fit_watch and self.fit_watch.last else None
+            ),
             "match_id": self.referee.match_id,
             "db": str(self.settings.db),
         }
@@ -273,6 +287,28 @@ class LiveRuntime:
             "balls": self.balls,
             "source": self.source_status(),
         }
+
+
+class _FitWatched:
+    """The pipeline, with the picture checked against its calibration now and then."""
+
+    def __init__(
+        self, pipeline: FramePipeline, watch: FitWatch, alert: Callable[[str], None]
+    ) -> None:
+        self._pipeline = pipeline
+        self._watch = watch
+        self._alert = alert
+
+    def process(self, frame: Frame) -> Any:
+        image = frame.image
+        if image.ndim == 3 and image.shape[2] == 3:
+            message = self._watch.update(image)
+            if message is not None:
+                self._alert(message)
+        return self._pipeline.process(frame)
+
+    def __getattr__(self, name: str) -> Any:  # calibration, judge_end...
+        return getattr(self._pipeline, name)
 
 
 def shot_coverage(

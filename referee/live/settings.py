@@ -42,11 +42,19 @@ class LiveSettings(BaseSettings):
     mjpeg_fps: float = Field(default=15.0, gt=0, description="frames per second of /stream.mjpg")
     jpeg_quality: int = Field(default=80, ge=10, le=100)
     review_below_coverage: float = Field(
-        default=0.9,
+        default=0.7,
         ge=0,
         le=1,
         description="a call made from fewer than this fraction of its shot's frames (the "
-        "machine fell behind) is flagged for the operator to check; raising it flags more",
+        "machine fell behind) is flagged for the operator to check; raising it flags more "
+        "(top_combo10_blue_arm live on a loaded box: calls right from 74-86% of the frames, "
+        "its break wrong from about 60%)",
+    )
+    fit_check_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="seconds between checks of the picture against the calibration (a moved "
+        "camera is reported after two failed checks running)",
     )
     stall_after_s: float = Field(
         default=1.0, gt=0, description="silence before a source reads stalled"

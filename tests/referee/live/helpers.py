@@ -105,10 +105,14 @@ class ScriptedPipeline:
     def process(self, frame: Frame) -> ScriptedResult:
         if self.delay_s:
             time.sleep(self.delay_s)
+        # frames dropped or skipped on a loaded machine do not lose what happened on them:
+        # it is reported on the next frame processed, as a real event detector reports late
+        since = self.processed[-1] if self.processed else -1
         self.processed.append(frame.index)
-        if frame.index in self.shots:
-            self._held.append(self.shots[frame.index])
-        self._held_events += self.events.get(frame.index, [])
+        for index in range(since + 1, frame.index + 1):
+            if index in self.shots:
+                self._held.append(self.shots[index])
+            self._held_events += self.events.get(index, [])
         shots: tuple[ScriptedShot, ...] = ()
         events: tuple[Event, ...] = ()
         if self.gate.is_set():
