@@ -21,16 +21,24 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-_AVAILABLE = importlib.util.find_spec("numba") is not None
+_available = importlib.util.find_spec("numba") is not None
 """Whether numba is installed (found without importing it: the import alone costs some
 0.4 s, paid only by a process that searches for balls)."""
 
-_enabled = _AVAILABLE
+_enabled = _available
 _compiled: dict[str, Callable[..., Any]] = {}
 
 
 def compiled() -> bool:
-    """Whether the compiled kernels are in use (numba installed and not switched off)."""
+    """Whether the compiled kernels are in use (numba installed, importable and not
+    switched off). The first call that finds them on imports numba and compiles every
+    kernel (or loads them from the cache)."""
+    global _enabled, _available
+    if _enabled and not _compiled:
+        try:
+            _load()
+        except ImportError:  # found but not importable (a broken install): NumPy it is
+            _enabled = _available = False
     return _enabled
 
 
@@ -39,22 +47,24 @@ def use_compiled(enabled: bool) -> bool:
     the previous setting. Switching on without numba leaves them off."""
     global _enabled
     previous = _enabled
-    _enabled = bool(enabled) and _AVAILABLE
+    _enabled = bool(enabled) and _available
     return previous
 
 
-def _kernel(name: str) -> Callable[..., Any]:
-    """The compiled form of one of this module's kernels (numba imported and every kernel
-    compiled, or loaded from the cache, at the first call)."""
-    if not _compiled:
-        import numba  # type: ignore[import-untyped, unused-ignore]
+def _load() -> None:
+    """Import numba and wrap every kernel, helpers before their callers (a kernel calls
+    the compiled helpers it finds in this module when it is compiled, at its first call)."""
+    import numba  # type: ignore[import-untyped, unused-ignore]
 
-        jit = numba.njit(cache=True)
-        module = globals()
-        # Helpers first: a kernel calls the compiled helpers it finds here.
-        for helper in _KERNELS:
-            module[helper] = jit(module[helper])
-            _compiled[helper] = module[helper]
+    jit = numba.njit(cache=True)
+    module = globals()
+    for name in _KERNELS:
+        module[name] = jit(module[name])
+        _compiled[name] = module[name]
+
+
+def _kernel(name: str) -> Callable[..., Any]:
+    """The compiled form of one of this module's kernels (after `compiled()` said True)."""
     return _compiled[name]
 
 
