@@ -118,8 +118,9 @@ def log_probabilities(
     return result
 
 
-SLOT_FREE, SLOT_IN_PLAY, SLOT_REMOVED = 0, 1, 2
-"""Kinds of track slot for `relabels`."""
+SLOT_FREE, SLOT_IN_PLAY, SLOT_REMOVED, SLOT_VACANT = 0, 1, 2, 3
+"""Kinds of track slot for `relabels`: a never-seen number (free), a track's, a pocketed or
+off-table number, and a never-seen number no standing rack can hide (vacant)."""
 
 
 def relabels(
@@ -144,15 +145,19 @@ def relabels(
         count: (11,) detections taken per slot since it started.
         seen: (11,) slots that took a detection this frame (only those are judged).
         slot_kind: (11,) SLOT_FREE (a never-seen number a track may take over),
-            SLOT_IN_PLAY, or SLOT_REMOVED (pocketed or off the table: never taken, bringing
-            it back is a respawn's decision).
+            SLOT_VACANT (the same once no untouched rack stands: taking it renames only
+            the track, so it costs ``margin / 2``, where a free number costs ``margin`` as
+            a swap does, for while a rack stands a never-seen ball is most likely hidden
+            in it and the track leaning to its number is reading its pixels beside its
+            own ball's), SLOT_IN_PLAY, or SLOT_REMOVED (pocketed or off the table: never
+            taken, bringing it back is a respawn's decision).
         config: the tunables.
 
     Returns:
         ``(a, b)`` pairs to apply in order: each exchanges everything slots ``a`` and ``b``
         hold (``b`` may be free), so together they make the reassignment.
     """
-    free = slot_kind == SLOT_FREE
+    free = (slot_kind == SLOT_FREE) | (slot_kind == SLOT_VACANT)
     movable = (slot_kind == SLOT_IN_PLAY) & (count >= config.min_observations)
     ready = seen & movable
     own = np.diagonal(evidence)
@@ -161,7 +166,7 @@ def relabels(
     if not ready.any() or 2.0 * float(np.max(evidence.max(axis=1) - own)) <= config.margin:
         return []
     slots = np.flatnonzero(movable | free)
-    value = _reassignment_value(evidence, slots, free[slots], config.margin)
+    value = _reassignment_value(evidence, slots, slot_kind[slots], config.margin)
     rows, cols = linear_sum_assignment(value, maximize=True)
     target = slots[cols[np.argsort(rows)]]
     pairs: list[tuple[int, int]] = []
@@ -181,13 +186,17 @@ _FORBIDDEN = -1.0e9
 
 
 def _reassignment_value(
-    evidence: NDArray[np.float64], slots: NDArray[np.int64], free: NDArray[np.bool_], margin: float
+    evidence: NDArray[np.float64], slots: NDArray[np.int64], kind: NDArray[np.int64], margin: float
 ) -> NDArray[np.float64]:
-    """(S, S) value of the track in each of ``slots`` taking each slot's number: its
-    evidence, less ``margin / 2`` for a change; a free slot holds no track (value 0)."""
+    """(S, S) value of the track in each of ``slots`` (of (S,) slot kinds) taking each
+    slot's number: its evidence, less ``margin / 2`` for a change; a free or vacant slot
+    holds no track (value 0). A vacant slot's number goes to a track for nothing more
+    (only the track is renamed): that track's ``margin / 2`` is the whole price."""
+    free = (kind == SLOT_FREE) | (kind == SLOT_VACANT)
     value = np.where(free[:, None], 0.0, evidence[np.ix_(slots, slots)])
     value = np.where(np.isfinite(value), value, _FORBIDDEN)
-    value -= 0.5 * margin * (1.0 - np.eye(len(slots)))
+    priced = ~(kind == SLOT_VACANT)[:, None] | free[None, :]
+    value -= 0.5 * margin * (1.0 - np.eye(len(slots))) * priced
     result: NDArray[np.float64] = value
     return result
 

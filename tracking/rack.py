@@ -210,6 +210,12 @@ class RackPrior:
         self._occupied_s = 0.0
         self._last: tuple[bytes, NDArray[np.float32] | None] | None = None
 
+    @property
+    def intact(self) -> bool:
+        """Whether a rack has been seen standing and not broken since (it may hide balls
+        the detector never found: `tracking.identity.SLOT_VACANT`)."""
+        return not self._broken and bool(np.isfinite(self._last_xy).any())
+
     def apply(self, detections: Detections, time_s: float = 0.0) -> Detections:
         """``detections`` with the rack's prior on their class probabilities while an
         untouched rack stands (at least ``min_racked`` places taken), else unchanged.

@@ -11,6 +11,7 @@ from tracking.identity import (
     SLOT_FREE,
     SLOT_IN_PLAY,
     SLOT_REMOVED,
+    SLOT_VACANT,
     IdentityConfig,
     accumulate,
     faded,
@@ -66,6 +67,32 @@ def test_relabels_exchange_numbers_only_on_clear_evidence(
     kind[2], kind[5] = SLOT_IN_PLAY, kind_of_5
     if kind_of_5 == SLOT_FREE:
         count[5] = 0
+    seen = kind == SLOT_IN_PLAY
+    pairs = relabels(evidence, count, seen, kind, CONFIG)
+    assert [sorted(p) for p in pairs] == [sorted(p) for p in expected]
+
+
+@pytest.mark.parametrize(
+    ("kind_of_5", "expected"),
+    [(SLOT_VACANT, [(2, 5)]), (SLOT_FREE, []), (SLOT_IN_PLAY, [])],
+    ids=["vacant-number-taken", "maybe-hidden-in-the-rack", "a-tracked-number-needs-more"],
+)
+def test_a_steady_lean_to_a_vacant_number_renames_one_track(
+    kind_of_5: int, expected: list[tuple[int, int]]
+) -> None:
+    """Slot 2's track leans steadily to the 5 (0.6 against 0.25 for its own number: a
+    track that took another ball at the break and kept it, a far ball read as its
+    look-alike). When no track ever held the 5 and no rack stands to hide it, taking it
+    renames one track and costs half the margin. While a rack stands the never-seen 5 is
+    likely hidden in it (the track reads its pixels beside its own ball's): a full margin,
+    as for a swap with a track holding the 5, which shows nothing against its number."""
+    evidence = _evidence({2: {5: 0.6, 2: 0.25}, 5: {5: 0.4, 2: 0.4}})
+    count = np.full(NUM_CLASSES, 10, np.int64)
+    kind = np.zeros(NUM_CLASSES, np.int64)
+    kind[2], kind[5] = SLOT_IN_PLAY, kind_of_5
+    if kind_of_5 != SLOT_IN_PLAY:
+        count[5] = 0
+        evidence[5] = 0.0
     seen = kind == SLOT_IN_PLAY
     pairs = relabels(evidence, count, seen, kind, CONFIG)
     assert [sorted(p) for p in pairs] == [sorted(p) for p in expected]

@@ -124,13 +124,16 @@ def test_a_broken_rack_weighs_nothing_and_a_new_rack_is_believed_again() -> None
     prior = RackPrior(TABLE)
     xy, prob = _racked_frame()
     standing = _detections(xy, prob)
+    assert not prior.intact  # no rack seen yet: none to hide a ball
     assert prior.apply(standing, 0.0) is not standing
+    assert prior.intact
     # The break: the 1 leaves the apex, the cue ball arrives where it was.
     moved = xy.copy()
     moved[APEX] += (3.0 * DIAMETER, 1.0 * DIAMETER)
     moved[-1] = PLACES[APEX] - (1.1 * DIAMETER, 0.0)
     broken = _detections(moved, prob)
     assert prior.apply(broken, 0.1) is broken
+    assert not prior.intact
     # A soft break leaves most balls in place and the cue ball stopped on the apex: no rack.
     stopped = xy.copy()
     stopped[APEX] += (3.0 * DIAMETER, 1.0 * DIAMETER)
@@ -143,6 +146,7 @@ def test_a_broken_rack_weighs_nothing_and_a_new_rack_is_believed_again() -> None
         prior.apply(empty, time_s)
     racked = _detections(xy, prob)
     assert prior.apply(racked, 5.0) is not racked
+    assert prior.intact
 
 
 def test_jitter_of_resting_rack_balls_keeps_the_rack() -> None:
