@@ -206,6 +206,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         },
         "cpu": per_frame["cpu"],
         "quiet_frames": per_frame["quiet_frames"],
+        "compiled_kernels": _compiled_kernels(),
         "projected_two_idle_cores_fps": _projected_fps(per_frame["cpu"]),
         "ms_per_frame": {
             "decode": summary["decode_ms_per_frame"],
@@ -214,6 +215,15 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             "total": round(per_frame_ms, 3),
         },
     }
+
+
+def _compiled_kernels() -> bool:
+    """Whether the round search ran its compiled kernels (`vision.kernels`: numba
+    installed) or its NumPy forms; a review's first search pays the kernels' loading
+    (about 0.6 s CPU, once per process)."""
+    from vision import kernels
+
+    return kernels.compiled()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -272,6 +282,8 @@ def _print(numbers: dict[str, Any]) -> None:
         f"{quiet['detect_ms_mean']} ms CPU each; {quiet['searched_hinted_count']} hinted "
         f"frames searched, {quiet['searched_hinted_detect_ms_mean']} ms CPU each"
     )
+    compiled = "compiled (numba)" if numbers["compiled_kernels"] else "NumPy (numba absent)"
+    print(f"kernels     : the round search's per-ball loops {compiled}")
     print("mean wall ms per frame by stage:")
     for stage, ms in numbers["ms_per_frame"].items():
         print(f"  {stage:<20} {ms:7.3f} ms/frame")

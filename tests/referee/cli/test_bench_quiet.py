@@ -9,6 +9,7 @@ import pytest
 
 from referee.cli import main
 from referee.cli.bench import _quiet_frames
+from vision import kernels
 
 CLIP = Path(__file__).resolve().parents[3] / "sample_videos" / "top_break_green"
 
@@ -43,3 +44,4 @@ def test_the_real_detector_keeps_still_frames(capsys: pytest.CaptureFixture[str]
     # The first frame searches the whole table; every later one is hinted here.
     assert 1 <= quiet["count"] <= hinted < numbers["frames"]
     assert quiet["share"] == pytest.approx(quiet["count"] / numbers["frames"], abs=1e-3)
+    assert numbers["compiled_kernels"] is kernels.compiled()
