@@ -185,6 +185,14 @@ def test_review_of_the_real_top_down_clips(reviewed_real_clips: dict[str, ClipSc
     assert top.pots_right >= 3
     assert top.recall >= 0.93
     assert top.cue_frames_named >= 0.9 * top.cue_frames
+    # Ghosts kept as balls on the frames whose labels hold every ball (false rows), measured
+    # at a945c6b: 228 on 166 frames (gleitreibungskoeffizient 93, null_grad 94: corner
+    # pockets' holes seen past the jaw line from above; 0008 17, 0028 24: holes, the
+    # player's head shadow, the cue's tip). With the holes taken as background
+    # (TableView.from_calibration(pocket_holes=True)) 12; not on by default yet (a black
+    # ball hanging on a corner's lip over its hole goes unseen: a rendered corner view's
+    # recall 0.946 -> 0.892).
+    assert top.false_rows <= 240
 
 
 @pytest.mark.slow
