@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from referee.live.app import create_app
+    from referee.live.listen import ListenError, bound_port, listen
     from referee.live.settings import LiveSettings
 
     try:
@@ -84,19 +85,26 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"tenball serve: {problem}", file=sys.stderr)
         return 2
+    try:  # bound first: --port 0 prints the port it got, a taken port fails here, clearly
+        sock = listen(settings.host, settings.port)
+    except ListenError as error:
+        print(f"tenball serve: --port: {error.strerror}", file=sys.stderr)
+        return 2
+    settings = settings.model_copy(update={"port": bound_port(sock)})
     app = create_app(settings)
     base = f"http://{settings.host}:{settings.port}"
     print(f"tenball serve: operator token: {settings.token}", flush=True)
     print(f"tenball serve: operator page {base}/operator?token={settings.token}", flush=True)
     print(f"tenball serve: overlay {base}/overlay  video {base}/stream.mjpg", flush=True)
     # /stream.mjpg never ends by itself: without a limit, stopping would wait for its viewers
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
         log_level="info",
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
     )
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
