@@ -115,6 +115,11 @@ class EventConfig:
             threshold, a call resting on it is flagged.
         lost_off_table_confidence: the same for a ``ball_off_table`` inferred for a ball lost
             heading hard into a cushion.
+        hidden_roll_max_s: the longest a ball lost from sight while rolling, with no fate
+            its path tells, keeps the shot open after it was lost (while it would still
+            roll at the gentlest deceleration): a ball a player's body hides may still be
+            rolling. Raising it waits longer for such a ball before the shot ends (a ball
+            lost for good into a pocket unseen delays the end as long).
     """
 
     fit_window_s: float = 0.08
@@ -142,3 +147,4 @@ class EventConfig:
     off_table_min_speed_mm_s: float = min_off_table_speed_mm_s()
     lost_pocket_confidence: float = 0.7
     lost_off_table_confidence: float = 0.5
+    hidden_roll_max_s: float = 2.0

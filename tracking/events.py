@@ -30,6 +30,7 @@ from tracking.fastnp import true_indices
 from tracking.geometry import in_pocket_mouth
 from tracking.history import FloatArray, PositionHistory, WindowFits, fit_lines
 from tracking.kinks import Kink, KinkExplainer
+from tracking.kisses import KissBook
 from tracking.lost import LossBook
 from tracking.status_masks import status_is
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
@@ -107,7 +108,8 @@ class EventDetector(KinkExplainer):
         self._last_strike_s = -math.inf
         self._last_contact_s = -math.inf
         self._losses = LossBook()
-        self._vanish_contacts: list[tuple[int, int, int, float]] = []
+        self._vanish_contacts: list[tuple[int, int, int, float, float]] = []
+        self._kisses = KissBook(table.ball_diameter_mm)
 
     @property
     def in_shot(self) -> bool:
@@ -122,6 +124,7 @@ class EventDetector(KinkExplainer):
         events = self._removals(trackset)
         self._visibility(trackset)
         events += self._motion(trackset)
+        events += self._soft_kisses()
         events += self._resolve_starts()
         events += self._analyse_kinks()
         events += self._struck_into_rails(events) + self._bounces_across_gaps()
@@ -222,6 +225,22 @@ class EventDetector(KinkExplainer):
         # Back in a shot (lost, then found rolling): still moving, not a fresh start.
         self._moving[returned] = self._in_shot
         self._alive = alive
+
+    def _soft_kisses(self) -> list[Event]:
+        """Contacts too soft to start the ball touched (`tracking.kisses`), in a shot; the
+        touched ball rests where it was pushed to."""
+        if not self._in_shot:
+            self._kisses.passes.clear()
+            return []
+        gone = self._moving | ~self._alive
+        self._kisses.note_passes(self._history, gone, self._anchor, self._noise_mm)
+        events = []
+        for kiss, where in self._kisses.judge(self._history, gone, self._noise_mm, self._dt):
+            self._anchor[kiss.ball] = where
+            if self._remember(frozenset((kiss.mover, kiss.ball)), kiss.time_s):
+                frame, pair = self._frame_of(kiss.time_s), (kiss.mover, kiss.ball)
+                events.append(Event(frame, kiss.time_s, EventKind.BALL_BALL, pair, confidence=0.6))
+        return events
 
     def _remember(self, pair: frozenset[int], time_s: float) -> bool:
         """Record a ball-ball contact; False when the same pair was already reported."""
@@ -384,7 +403,7 @@ class EventDetector(KinkExplainer):
         # A ball hidden while moving keeps the shot open until the tracker gives it up.
         given_up = hidden & ~np.any(self._velocity != 0.0, axis=1)
         busy = bool((self._moving & self._alive & ~given_up).any() or self._pending_starts)
-        if busy:
+        if busy or self._hidden_rolling(trackset.time_s):
             self._quiet_since = None
             return []
         if self._quiet_since is None:

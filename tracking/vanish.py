@@ -55,7 +55,7 @@ class VanishWatcher(DropExplainer):
     _losses: LossBook
     _shot_strike_s: float = -math.inf
     _last_frame: int
-    _vanish_contacts: list[tuple[int, int, int, float]]
+    _vanish_contacts: list[tuple[int, int, int, float, float]]
     _velocity: FloatArray
 
     def _watch_losses(self, trackset: TrackSet) -> list[Event]:
@@ -147,7 +147,7 @@ class VanishWatcher(DropExplainer):
             return Loss(ball, seen_s, rest.copy(), np.zeros(2), 1.0)
         striker, t_contact, velocity = struck
         due = self._history.count + self._fit_frames + 2  # after the paths' own verdict
-        self._vanish_contacts.append((due, striker, ball, t_contact))
+        self._vanish_contacts.append((due, striker, ball, t_contact, seen_s))
         return Loss(ball, t_contact, rest.copy(), velocity, _STRUCK_CONFIDENCE, striker)
 
     def _departure_velocity(self, ball: int) -> FloatArray:
@@ -223,9 +223,11 @@ class VanishWatcher(DropExplainer):
         due = [c for c in self._vanish_contacts if c[0] <= count]
         self._vanish_contacts = [c for c in self._vanish_contacts if c[0] > count]
         events = []
-        for _, striker, ball, t_contact in due:
-            if ball not in self._losses.losses or self._seen_time[ball] > t_contact:
-                continue  # seen again: its own start (or nothing) explains it
+        for _, striker, ball, t_contact, lost_s in due:
+            # Seen again since it was lost: its own start (or nothing) explains it. (Its last
+            # sighting before may already show it leaving: after the contact.)
+            if ball not in self._losses.losses or self._seen_time[ball] > lost_s:
+                continue
             if self._remember(frozenset((striker, ball)), t_contact):
                 frame = self._frame_of(t_contact)
                 events.append(
@@ -238,6 +240,26 @@ class VanishWatcher(DropExplainer):
                     )
                 )
         return events
+
+    def _hidden_rolling(self, now_s: float) -> bool:
+        """Whether a ball lost from sight while rolling (`LossBook`), not found since, may
+        still roll where the camera cannot see it (a player's body over it, a dim corner):
+        its path told no fate (no pocket, no leap over a cushion) and, slowing at the
+        gentlest rolling deceleration, it would not have stopped yet, nor has
+        `EventConfig.hidden_roll_max_s` passed since it was lost. The tracker gives up
+        coasting a hidden ball within a moment; the shot must not end under it (a ball seen
+        rolling again in a shot taken for over is a new stroke, or a foul)."""
+        decel = self.config.rolling_deceleration_mm_s2
+        for loss, where in self._losses.losses.values():
+            speed = float(np.hypot(*loss.velocity_mm_s))
+            rolling = speed >= self.config.start_min_speed_mm_s and not loss.taken_over
+            if not rolling or where is not None or not self._alive[loss.ball]:
+                continue
+            if loss.ball in self._losses.ghosts:
+                continue
+            if now_s < loss.time_s + min(speed / decel, self.config.hidden_roll_max_s):
+                return True
+        return False
 
     def _resolve_losses(self, events: list[Event]) -> list[Event]:
         """At a shot end among ``events``: a removal for each ball lost (at least ``settle_s``

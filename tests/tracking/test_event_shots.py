@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from referee.shots import facts_from_events
@@ -109,3 +110,26 @@ def test_a_shot_ends_a_settle_time_after_its_last_drop_not_after_the_tracker_giv
     end = next(e for e in run.events if e.kind == EventKind.SHOT_END)
     settle = EventConfig().settle_s
     assert drop.time_s + settle - 1e-6 <= end.time_s <= drop.time_s + settle + 2.0 / truth.fps
+
+
+def test_a_ball_hidden_while_it_rolls_keeps_the_shot_open() -> None:
+    """An object ball rolls on behind a player's body for 1.5 s: the tracker stops coasting
+    it within half a second, yet the shot is not over while it may still roll. It ends
+    once, after the ball is seen again and comes to rest; the ball's reappearance rolling
+    is no new shot."""
+    truth = simulate(
+        {0: (500.0, 640.0), 3: (800.0, 640.0)},
+        [(0.1, 0, (450.0, 0.0))],
+        6.0,
+        decel_mm_s2=100.0,
+    )
+    hide = ((3, 1.3, 2.8),)
+    run = run_tracking(truth, Noise(position_std_mm=1.0, occlusions=hide), seed=2)
+    ends = [e for e in run.events if e.kind == EventKind.SHOT_END]
+    speed = np.linalg.norm(np.diff(truth.xy_mm[:, 3], axis=0), axis=1) * truth.fps
+    stopped_s = float(truth.time_s[1:][np.flatnonzero(speed > 1.0)[-1]])
+    assert stopped_s > 3.0  # it still rolled when seen again
+    assert len(ends) == 1, run.events
+    assert ends[0].time_s >= stopped_s, (ends[0], stopped_s)
+    strikes = [e for e in run.events if e.kind == EventKind.STRIKE]
+    assert len(strikes) == 1, run.events
