@@ -66,8 +66,9 @@ class KinkExplainer(RailContacts):
         after: tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]],
     ) -> NDArray[np.bool_]:
         """(B,) moving balls whose kink corner (`contacts.path_corners`) lies within contact
-        reach (a diameter plus the tolerance) of a resting ball within a radius of a cushion
-        line: hit, that ball is driven into the rail and back within a frame or two
+        reach (a diameter plus the tolerance) of a resting ball less than a radius from a
+        cushion (its centre within a diameter of the cushion line): hit, that ball is driven
+        into the rail and back within a frame or two
         (`contacts.struck_into_rail`), moves a few millimetres and shows no start."""
         resting = ~self._moving & self._alive & np.isfinite(self._anchor[:, 0])
         result = np.zeros(len(resting), bool)
