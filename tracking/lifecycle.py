@@ -74,6 +74,8 @@ def start_pending(
     # jaw tip), the ball was on the cushion: leaving the table, whatever pocket it neared.
     over_cushion = beyond & ~in_jaws(table, xy, table.ball_radius_mm)
     pocket = np.where(over_cushion, -1, pocket)
+    # Born at a mouth and lost there at once: it fell in (`newborn_at_mouth`).
+    pocket = np.where(newborn_at_mouth(state, table, balls) & ~over_cushion, 0, pocket)
     pending = np.where(pocket >= 0, PENDING_POCKET, np.where(beyond, PENDING_OFF, PENDING_NONE))
     away = ~in_jaws(table, xy, table.ball_diameter_mm)
     state.pending[balls] = _resume_drop(state, config, (balls, away), pending)
@@ -197,6 +199,58 @@ def start_track(
     state.mark_seen(balls, xy[None, :], det.xy_px[:1], time_s)
     state.evidence[ball] = log_probabilities(det.class_prob[:1], config.identity)[0]
     state.identity_count[ball] = 1
+    state.birth_xy_mm[ball] = xy
+    state.placed_s[ball] = time_s
+    state.proven[ball] = False
+
+
+def newborn_at_mouth(
+    state: TrackState, table: TableSpec, balls: NDArray[np.int64]
+) -> NDArray[np.bool_]:
+    """(K,) which of ``balls`` are tracks born at a pocket's mouth (their first detection
+    within a ball radius of its jaws) that have not yet taken `RESPAWN_MIN_SIGHTINGS`
+    detections. No ball rests there when a rack starts and none is put down there, so
+    such a track is a ball never tracked before (hidden in the rack) that rolled into the
+    mouth, or no ball at all: it has no velocity yet, and it is never given a detection
+    far back on the bed (another ball named like it); lost, it dropped (`start_pending`)."""
+    young = state.identity_count[balls] < RESPAWN_MIN_SIGHTINGS
+    if not young.any():
+        return young
+    at_mouth: NDArray[np.bool_] = young & in_jaws(
+        table, state.birth_xy_mm[balls], table.ball_radius_mm
+    )
+    return at_mouth
+
+
+def rattle_reach_mm(
+    state: TrackState, config: TrackerConfig, balls: NDArray[np.int64], time_s: float
+) -> NDArray[np.float64]:
+    """(K,) how far from where it was last seen each of ``balls``, lost in a pocket's mouth,
+    can be when it rattles back out of the jaws: ``pocket_capture_mm`` plus its last speed
+    times the time unseen, mm. Nearer, it may be found again; further, a ball named like it
+    is another ball."""
+    speed = np.hypot(state.seen_velocity[balls, 0], state.seen_velocity[balls, 1])
+    unseen_s = np.maximum(time_s - state.seen_time_s[balls], 0.0)
+    reach: NDArray[np.float64] = config.pocket_capture_mm + speed * unseen_s
+    return reach
+
+
+def mouth_reach_mm(
+    state: TrackState,
+    table: TableSpec,
+    config: TrackerConfig,
+    balls: NDArray[np.int64],
+    time_s: float,
+) -> NDArray[np.float64]:
+    """(K,) the furthest each of ``balls`` may be taken from its prediction, mm: for a ball
+    lost into a pocket's mouth, or born there (`newborn_at_mouth`), a rattle back out of
+    the jaws (`rattle_reach_mm`), since it dropped and a ball named like it further back on
+    the bed is another ball, however vague its prediction has grown; inf for the rest."""
+    held = (state.pending[balls] == PENDING_POCKET) | newborn_at_mouth(state, table, balls)
+    reach = np.full(len(balls), np.inf)
+    if held.any():
+        reach[held] = rattle_reach_mm(state, config, balls[held], time_s)
+    return reach
 
 
 def reidentify_need(
@@ -221,8 +275,7 @@ def reidentify_need(
     unseen_s = time_s - state.seen_time_s[ball]
     if state.pending[ball] == PENDING_POCKET:
         # Only a rattle out of the jaws, near where it was lost, brings it back.
-        speed = float(np.hypot(*state.seen_velocity[ball]))
-        rattle_mm = config.pocket_capture_mm + speed * unseen_s
+        rattle_mm = float(rattle_reach_mm(state, config, np.array([ball]), time_s)[0])
         return config.reidentify_min_probability if moved_mm <= rattle_mm else np.inf
     pushed_mm = (
         min(config.max_disturbed_speed_mm_s * unseen_s, config.max_disturbed_distance_mm)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 from numpy.typing import NDArray
 
+from tracking.fastnp import true_indices
+from tracking.types import TrackSet, TrackStatus
 from vision.types import NUM_CLASSES
 
 PENDING_NONE, PENDING_POCKET, PENDING_OFF = 0, 1, 2
@@ -46,6 +48,12 @@ class TrackState:
             pocket, s (``-inf``: not since; `tracking.lifecycle.start_pending`).
         back_from: (11,) object: the removal (``TrackStatus``) a respawned track came back
             from, None for a track that was never removed (`tracking.lifecycle.coast`).
+        birth_xy_mm: (11, 2) where each track started (its first detection), table mm; NaN
+            before any (`tracking.lifecycle.newborn_at_mouth`).
+        placed_s: (11,) when each track was last put somewhere its ball was not followed to:
+            started, jumped or re-identified, s.
+        proven: (11,) the track has been seen rolling along on its own detections since it
+            started or last jumped (`tracking.phantoms`).
     """
 
     mean: NDArray[np.float64] = field(default_factory=lambda: np.zeros((NUM_CLASSES, 4)))
@@ -82,6 +90,11 @@ class TrackState:
     back_from: NDArray[np.object_] = field(
         default_factory=lambda: np.full(NUM_CLASSES, None, object)
     )
+    birth_xy_mm: NDArray[np.float64] = field(
+        default_factory=lambda: np.full((NUM_CLASSES, 2), np.nan)
+    )
+    placed_s: NDArray[np.float64] = field(default_factory=lambda: np.zeros(NUM_CLASSES))
+    proven: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(NUM_CLASSES, bool))
 
     def exchange(self, a: int, b: int) -> None:
         """Swap everything slots ``a`` and ``b`` hold (their tracks change numbers)."""
@@ -107,3 +120,44 @@ class TrackState:
         self.lost_checked[balls] = False
         self.xy_px[balls] = xy_px
         self.measured_xy_mm[balls] = xy_mm
+
+
+_SEEN_STATUS = np.array([TrackStatus.ON_TABLE, TrackStatus.OCCLUDED, None], dtype=object)[:2]
+"""Row status by ``unseen`` (0: on the table, 1: occluded)."""
+
+
+def track_set(
+    state: TrackState,
+    when: tuple[int, float],
+    missing: NDArray[np.bool_],
+    removed_now: NDArray[np.bool_],
+) -> TrackSet:
+    """The `TrackSet` of frame ``when`` = (index, time s): a row per ball in play (``missing``
+    (11,): unseen this frame, occluded) plus one per ball removed on this frame
+    (``removed_now`` (11,)), at its last sighting."""
+    frame, time_s = when
+    rows = true_indices(state.alive | removed_now)
+    unseen = missing[rows]
+    status = _SEEN_STATUS[unseen.astype(np.int64)]
+    mean = state.mean[rows]
+    xy_mm, velocity = mean[:, :2], mean[:, 2:]
+    # Most frames remove no ball and see every one: skip the masks that change nothing.
+    if removed_now.any():
+        gone = removed_now[rows]
+        status[gone] = state.removed[rows][gone]
+        xy_mm = np.where(gone[:, None], state.seen_xy_mm[rows], xy_mm)
+        velocity = np.where(gone[:, None], 0.0, velocity)
+    xy_px, measured = state.xy_px[rows], state.measured_xy_mm[rows]
+    if unseen.any():
+        xy_px = np.where(unseen[:, None], np.nan, xy_px)
+        measured = np.where(unseen[:, None], np.nan, measured)
+    return TrackSet(
+        frame=frame,
+        time_s=time_s,
+        ball=rows.astype(np.int64),
+        xy_mm=xy_mm,
+        velocity_mm_s=velocity,
+        xy_px=xy_px,
+        status=status,
+        measured_xy_mm=measured,
+    )

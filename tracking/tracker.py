@@ -30,17 +30,24 @@ from tracking.identity import (
     log_probabilities,
     relabels,
 )
-from tracking.lifecycle import coast, reidentify_need, restart, spawn, start_pending
+from tracking.lifecycle import (
+    coast,
+    mouth_reach_mm,
+    newborn_at_mouth,
+    reidentify_need,
+    restart,
+    spawn,
+    start_pending,
+)
 from tracking.mixing import Reaches, confirm, masked, mixable, open_all, open_jumps, open_near
+from tracking.phantoms import let_go, prove
 from tracking.rack import RackPrior
-from tracking.track_state import PENDING_POCKET, TrackState
+from tracking.track_state import PENDING_POCKET, TrackState, track_set
 from tracking.tracker_config import TrackerConfig
-from tracking.types import TrackSet, TrackStatus
+from tracking.types import TrackSet
 from vision.types import NUM_CLASSES, Detections
 
 __all__ = ["BallTracker", "TrackerConfig"]
-
-_SEEN_STATUS = np.array([TrackStatus.ON_TABLE, TrackStatus.OCCLUDED, None], dtype=object)[:2]
 
 
 class BallTracker:
@@ -56,6 +63,7 @@ class BallTracker:
         self.config = config or TrackerConfig()
         self._state = TrackState()
         self._time_s: float | None = None
+        self._start_s: float | None = None
         std = self.config.measurement_std_mm
         self._R = np.eye(2) * std**2
         self._det_R = float(np.linalg.det(self._R))
@@ -96,6 +104,14 @@ class BallTracker:
             z = dets.xy_mm[cols].astype(np.float64)
             keep = ~crowded_jumps(self._state.mean[tracks, :2], z, self._overlap_mm())
             tracks, cols = tracks[keep], cols[keep]
+        if self._start_s is None:
+            self._start_s = time_s
+        if self.config.release_phantoms:
+            need = self.config.reidentify_min_probability
+            keep = let_go(self._state, dets, (tracks, cols), need, (self._start_s, time_s))
+            # Let go for a sure likeness elsewhere: re-identification may move it there.
+            self._jumpable[tracks[~keep]] = True
+            tracks, cols = tracks[keep], cols[keep]
         self._correct(tracks, (dets.xy_mm[cols], dets.xy_px[cols]), time_s)
         missing = self._state.alive.copy()
         missing[tracks] = False
@@ -125,7 +141,7 @@ class BallTracker:
             before = self._state.alive.copy()
             spawn(self._state, self.table, self.config, dets[unassigned], time_s)
             open_all(self._state.mixed_s, true_indices(self._state.alive & ~before), time_s)
-        return self._trackset(frame, time_s, missing, removed_now)
+        return track_set(self._state, (frame, time_s), missing, removed_now)
 
     def _predict(self, dt_s: float) -> None:
         state = self._state
@@ -183,6 +199,8 @@ class BallTracker:
             ),
         )
         collision_gate_mm = jump_mm + config.association.gate_sigmas * sigma_mm
+        held_mm = mouth_reach_mm(state, self.table, self.config, idx, self._time_s or 0.0)
+        collision_gate_mm = np.minimum(collision_gate_mm, held_mm)
         gates = TrackGates(
             collision_gate_mm,
             0.5 * np.log((S[:, 0, 0] * S[:, 1, 1] - S[:, 0, 1] ** 2) / self._det_R),
@@ -252,6 +270,7 @@ class BallTracker:
         # A ball lost in a pocket mouth while heading in has dropped, or rattles in the jaws:
         # it is never taken from elsewhere (a look-alike across the table).
         dropping = state.pending[idx] == PENDING_POCKET
+        dropping |= newborn_at_mouth(state, self.table, idx)
         result: NDArray[np.bool_] = (struck | touched) & ~dropping
         self._jumpable[:] = False
         self._jumpable[idx] = result
@@ -274,6 +293,7 @@ class BallTracker:
         if jumped.any():
             mean[jumped], cov[jumped] = restart(state, tracks[jumped], z[jumped], time_s, config)
         speed_sq = np.einsum("ni,ni->n", mean[:, 2:], mean[:, 2:])
+        prove(state, tracks, jumped, z, time_s)
         mean[speed_sq < config.rest_speed_mm_s**2, 2:] = 0.0
         state.mean[tracks], state.cov[tracks] = mean, cov
         state.mark_seen(tracks, z, measured[1], time_s)
@@ -309,6 +329,7 @@ class BallTracker:
             mean[0, 2:] = 0.0
             state.mean[ball], state.cov[ball] = mean[0], cov[0]
             state.mark_seen(np.array([ball]), z, dets.xy_px[best : best + 1], time_s)
+            state.proven[ball], state.placed_s[ball] = False, time_s
             unassigned[best] = False
             open_all(state.mixed_s, np.array([ball]), time_s)
             found[ball] = True
@@ -398,33 +419,3 @@ class BallTracker:
             state.exchange(a, b)
             self._jumpable[[a, b]] = self._jumpable[[b, a]]
             missing[[a, b]] = missing[[b, a]]
-
-    def _trackset(
-        self, frame: int, time_s: float, missing: NDArray[np.bool_], removed_now: NDArray[np.bool_]
-    ) -> TrackSet:
-        state = self._state
-        rows = true_indices(state.alive | removed_now)
-        unseen = missing[rows]
-        status = _SEEN_STATUS[unseen.astype(np.int64)]
-        mean = state.mean[rows]
-        xy_mm, velocity = mean[:, :2], mean[:, 2:]
-        # Most frames remove no ball and see every one: skip the masks that change nothing.
-        if removed_now.any():
-            gone = removed_now[rows]
-            status[gone] = state.removed[rows][gone]
-            xy_mm = np.where(gone[:, None], state.seen_xy_mm[rows], xy_mm)
-            velocity = np.where(gone[:, None], 0.0, velocity)
-        xy_px, measured = state.xy_px[rows], state.measured_xy_mm[rows]
-        if unseen.any():
-            xy_px = np.where(unseen[:, None], np.nan, xy_px)
-            measured = np.where(unseen[:, None], np.nan, measured)
-        return TrackSet(
-            frame=frame,
-            time_s=time_s,
-            ball=rows.astype(np.int64),
-            xy_mm=xy_mm,
-            velocity_mm_s=velocity,
-            xy_px=xy_px,
-            status=status,
-            measured_xy_mm=measured,
-        )

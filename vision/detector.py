@@ -22,10 +22,12 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.camera import CameraModel
 from calibration.io import Calibration
 from vision.candidates import SearchRegion, map_at, outline_peaks
 from vision.cloth import ClothModel, TableView, distance_and_shade, with_static_edges
 from vision.detector_config import DetectorConfig as DetectorConfig
+from vision.duplicates import dedupe_on_table, duplicate_pairs
 from vision.find import find_balls, find_seeded
 from vision.identify import Identifier, white_balance_gains
 from vision.memory import (
@@ -49,7 +51,6 @@ from vision.windows import (
     MedianRadii,
     check_size,
     cleared,
-    dedupe,
     hint_boxes,
     joined,
     unexplained,
@@ -247,7 +248,7 @@ class BallDetector:
         """Freshly found balls (duplicates dropped) with their features and windows."""
         if len(xy) == 0:
             return Remembered.empty()
-        keep = dedupe(xy, confidence, self._radius_at(xy))
+        keep = dedupe_on_table(xy, confidence, self._radius_at(xy), self._plane())
         xy, confidence = xy[keep], confidence[keep]
         pixels = [pixels[i] for i in np.flatnonzero(keep)]
         if self._gains is None:
@@ -277,8 +278,9 @@ class BallDetector:
         that found nothing."""
         if len(kept) and len(fresh):
             # A fresh search of the same ball wins over the kept result.
-            gaps = np.linalg.norm(kept.xy_px[:, None, :] - fresh.xy_px[None, :, :], axis=2)
-            kept = kept.take(gaps.min(axis=1) >= self._radius_at(kept.xy_px))
+            radius = self._radius_at(kept.xy_px)
+            seen_twice = duplicate_pairs(kept.xy_px, fresh.xy_px, radius, self._plane())
+            kept = kept.take(~np.any(seen_twice, axis=1))
         balls = Remembered.concat(kept.take(kept.is_ball), fresh)
         self._memory = Remembered.concat(balls, kept.take(~kept.is_ball))
         if len(searched):
@@ -397,6 +399,10 @@ class BallDetector:
             confidence=balls.confidence.astype(np.float32),
             class_prob=class_prob.reshape(-1, NUM_CLASSES),
         )
+
+    def _plane(self) -> CameraModel | None:
+        """The camera that judges duplicates on the table, or None (pixels only)."""
+        return self.view.camera if self.config.duplicates_on_table else None
 
     def _radius_at(self, xy: NDArray[np.float64]) -> NDArray[np.float64]:
         return map_at(self.view.radius_px, xy)
