@@ -25,6 +25,7 @@ from tracking.identity import (
     SLOT_FREE,
     SLOT_IN_PLAY,
     SLOT_REMOVED,
+    SLOT_VACANT,
     accumulate,
     faded,
     log_probabilities,
@@ -407,14 +408,21 @@ class BallTracker:
         settle_s = config.settle_memories * config.memory_s
         seen = np.zeros(NUM_CLASSES, bool)
         seen[tracks] = True
+        # A never-seen ball may be hidden in a standing rack; once it is broken, not.
+        unseen_kind = SLOT_FREE if self._rack.intact else SLOT_VACANT
         kind = np.where(
             state.alive,
             SLOT_IN_PLAY,
-            np.where(state.removed == None, SLOT_FREE, SLOT_REMOVED),  # noqa: E711
+            np.where(state.removed == None, unseen_kind, SLOT_REMOVED),  # noqa: E711
         ).astype(np.int64)
         evidence = faded(state.evidence, now - state.seen_time_s, config)
         if settle_s >= 0:
-            evidence = masked(evidence, mixable(state.mixed_s, state.confirmed_s, settle_s))
+            allowed = mixable(state.mixed_s, state.confirmed_s, settle_s)
+            # A never-seen ball has no track whose reach could have been met: any track
+            # may have come to follow it unseen (one hidden behind the ball it was on).
+            never_seen = (kind == SLOT_FREE) | (kind == SLOT_VACANT)
+            allowed = allowed | never_seen[:, None] | never_seen[None, :]
+            evidence = masked(evidence, allowed)
         for a, b in relabels(evidence, state.identity_count, seen, kind, config):
             state.exchange(a, b)
             self._jumpable[[a, b]] = self._jumpable[[b, a]]
