@@ -40,6 +40,8 @@ KISS_CLEAR_MM = 5.0
 closer than that can pull each other's centres)."""
 KISS_GIVE_UP = 4
 """A pass whose mover is not seen clear of the ball within this many waits is dropped."""
+KISS_TOP_SPEED_MM_S = 12_000.0
+"""No ball moves faster (a power break's cue ball is some 9-11 m/s)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +93,11 @@ class KissBook:
         if len(times) < 2:
             return
         resting = ~moving & np.isfinite(anchor_mm[:, 0]) & np.isfinite(xy[1, :, 0])
-        movers = moving & np.isfinite(xy[0, :, 0]) & np.isfinite(xy[1, :, 0])
+        step_mm = np.hypot(*np.moveaxis(xy[1] - xy[0], -1, 0))
+        # A step no ball can make in a frame is a track jumping between detections (a
+        # ghost, a swapped name), not a ball rolling past.
+        possible = step_mm <= KISS_TOP_SPEED_MM_S * float(times[1] - times[0])
+        movers = moving & np.isfinite(xy[0, :, 0]) & np.isfinite(xy[1, :, 0]) & possible
         if not movers.any() or not resting.any():
             return
         reach = self.diameter_mm + max(KISS_REACH_MM, 2.0 * noise_mm)

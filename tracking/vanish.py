@@ -21,6 +21,7 @@ from tracking.drops import DropExplainer
 from tracking.fastnp import true_indices
 from tracking.geometry import segment_point_distance_mm
 from tracking.history import FloatArray
+from tracking.kisses import KISS_TOP_SPEED_MM_S
 from tracking.lost import Fate, Loss, LossBook, fate, median_velocity, taken_over
 from tracking.types import Event, EventKind, TrackSet
 
@@ -190,6 +191,8 @@ class VanishWatcher(DropExplainer):
                 pairs.append((int(before[-1]), int(after[0])))
             for first, last in pairs:
                 v_in = (xy[last, other] - xy[first, other]) / (times[last] - times[first])
+                if float(np.hypot(*v_in)) > KISS_TOP_SPEED_MM_S:
+                    continue  # a track jumping between detections (a ghost), not a ball
                 strike = self._strike_along((float(times[last]), xy[last, other], v_in), rest)
                 if strike is not None and strike[1] > best_speed:
                     best_speed = strike[1]
