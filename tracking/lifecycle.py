@@ -243,10 +243,15 @@ def mouth_reach_mm(
     time_s: float,
 ) -> NDArray[np.float64]:
     """(K,) the furthest each of ``balls`` may be taken from its prediction, mm: for a ball
-    lost into a pocket's mouth, or born there (`newborn_at_mouth`), a rattle back out of
-    the jaws (`rattle_reach_mm`), since it dropped and a ball named like it further back on
-    the bed is another ball, however vague its prediction has grown; inf for the rest."""
-    held = (state.pending[balls] == PENDING_POCKET) | newborn_at_mouth(state, table, balls)
+    lost into a pocket's mouth (last seen within a diameter of its jaws), or born there
+    (`newborn_at_mouth`), a rattle back out of the jaws (`rattle_reach_mm`), since it
+    dropped and a ball named like it further back on the bed is another ball, however vague
+    its prediction has grown; inf for the rest."""
+    # Lost into the mouth where it was last seen, not where its prediction coasted on to
+    # while unseen (a ball struck off its path there is found again far from the mouth).
+    seen_in_mouth = in_jaws(table, state.seen_xy_mm[balls], table.ball_diameter_mm)
+    held = (state.pending[balls] == PENDING_POCKET) & seen_in_mouth
+    held |= newborn_at_mouth(state, table, balls)
     reach = np.full(len(balls), np.inf)
     if held.any():
         reach[held] = rattle_reach_mm(state, config, balls[held], time_s)
