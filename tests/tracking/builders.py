@@ -322,14 +322,19 @@ def class_probabilities(weights: dict[int, float]) -> NDArray[np.float64]:
     return result
 
 
+def detections_of(balls: list[Sighting]) -> Detections:
+    """One frame's Detections of `balls` [(x_mm, y_mm, {class: weight})] (pixels = mm, radius
+    and confidence 1, `class_probabilities`)."""
+    xy = np.array([[x, y] for x, y, _ in balls], np.float32).reshape(-1, 2)
+    prob = np.array([class_probabilities(w) for _, _, w in balls], np.float32)
+    ones = np.ones(len(balls), np.float32)
+    return Detections(xy, xy, ones, ones, prob.reshape(-1, NUM_CLASSES))
+
+
 def track_sightings(frames: list[list[Sighting]], fps: float = 60.0) -> TrackSet:
     """The tracker's last TrackSet after one Detections per frame of `frames`."""
     tracker = BallTracker(TABLE)
     tracks = TrackSet.empty()
     for index, balls in enumerate(frames):
-        xy = np.array([[x, y] for x, y, _ in balls], np.float32).reshape(-1, 2)
-        prob = np.array([class_probabilities(w) for _, _, w in balls], np.float32)
-        ones = np.ones(len(balls), np.float32)
-        detections = Detections(xy, xy, ones, ones, prob.reshape(-1, NUM_CLASSES))
-        tracks = tracker.update(detections, index, index / fps)
+        tracks = tracker.update(detections_of(balls), index, index / fps)
     return tracks

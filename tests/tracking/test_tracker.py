@@ -12,6 +12,7 @@ from tests.tracking.builders import (
     TABLE,
     Noise,
     Truth,
+    detections_of,
     identity_switches,
     position_errors,
     run_tracking,
@@ -241,17 +242,6 @@ def test_ball_unseen_through_a_cushion_bounce_is_predicted_back_and_reacquired(
     assert tracks.velocity_mm_s[row, 1] < 0.0
 
 
-def _frame(balls: list[tuple[float, float, dict[int, float]]]) -> Detections:
-    xy = np.array([[x, y] for x, y, _ in balls], np.float32).reshape(-1, 2)
-    prob = np.full((len(balls), NUM_CLASSES), 0.002, np.float32)
-    for row, (_, _, weights) in enumerate(balls):
-        for ball, p in weights.items():
-            prob[row, ball] = p
-    prob /= prob.sum(axis=1, keepdims=True)
-    ones = np.ones(len(balls), np.float32)
-    return Detections(xy, xy, ones, ones, prob)
-
-
 def test_a_long_lost_ball_cannot_take_a_struck_ball_from_its_own_track() -> None:
     # The 3 rolled out of sight long ago (its prediction is vague, table-wide); the 1, at
     # rest, is sent towards a pocket by the cue ball and jumps out of its kinematic gate.
@@ -261,15 +251,19 @@ def test_a_long_lost_ball_cannot_take_a_struck_ball_from_its_own_track() -> None
     for frame in range(10):
         x3 = 1000.0 + 40.0 * frame
         tracker.update(
-            _frame([(300.0, 150.0, {1: 0.9}), (x3, 600.0, {3: 0.9}), (700.0, 300.0, {0: 0.9})]),
+            detections_of(
+                [(300.0, 150.0, {1: 0.9}), (x3, 600.0, {3: 0.9}), (700.0, 300.0, {0: 0.9})]
+            ),
             frame,
             frame / 30,
         )
     for frame in range(10, 40):  # the 3 is lost; the cue ball rolls towards the 1
         cue_x = 700.0 - 12.0 * (frame - 10)
-        dets = _frame([(300.0, 150.0, {1: 0.9}), (cue_x, 300.0 - 4.0 * (frame - 10), {0: 0.9})])
+        dets = detections_of(
+            [(300.0, 150.0, {1: 0.9}), (cue_x, 300.0 - 4.0 * (frame - 10), {0: 0.9})]
+        )
         tracker.update(dets, frame, frame / 30)
-    dets = _frame([(250.0, 110.0, {1: 0.75, 3: 0.2}), (330.0, 190.0, {0: 0.9})])
+    dets = detections_of([(250.0, 110.0, {1: 0.75, 3: 0.2}), (330.0, 190.0, {0: 0.9})])
     tracks = tracker.update(dets, 40, 40 / 30)
     one = tracks.ball.tolist().index(1)
     assert np.allclose(tracks.xy_mm[one], (250.0, 110.0), atol=5.0)
@@ -281,12 +275,12 @@ def test_an_arm_over_a_resting_ball_is_not_taken_for_it() -> None:
     # is read as the 5 (p 0.8). The 5 stays where it was hidden and is found there again.
     tracker = BallTracker(TABLE)
     for frame in range(20):
-        tracker.update(_frame([(1400.0, 1000.0, {5: 0.9})]), frame, frame / 30)
+        tracker.update(detections_of([(1400.0, 1000.0, {5: 0.9})]), frame, frame / 30)
     for frame in range(20, 40):  # 0.67 s: under rest_reidentify_after_s
-        tracks = tracker.update(_frame([(1000.0, 800.0, {5: 0.8})]), frame, frame / 30)
+        tracks = tracker.update(detections_of([(1000.0, 800.0, {5: 0.8})]), frame, frame / 30)
         assert np.allclose(tracks.xy_mm[0], (1400.0, 1000.0), atol=3.0)
         assert tracks.status[0] == TrackStatus.OCCLUDED
-    tracks = tracker.update(_frame([(1400.0, 1000.0, {5: 0.9})]), 40, 40 / 30)
+    tracks = tracker.update(detections_of([(1400.0, 1000.0, {5: 0.9})]), 40, 40 / 30)
     assert tracks.status[0] == TrackStatus.ON_TABLE
 
 
@@ -298,11 +292,11 @@ def test_a_ball_lost_heading_into_a_pocket_is_not_found_across_the_table() -> No
     tracks = TrackSet.empty()
     for frame in range(12):
         x, y = length - 300.0 + 20.0 * frame, 300.0 - 20.0 * frame
-        tracks = tracker.update(_frame([(x, y, {6: 0.95})]), frame, frame / 60)
+        tracks = tracker.update(detections_of([(x, y, {6: 0.95})]), frame, frame / 60)
     dropped = False
     for frame in range(12, 60):
         look_alike = (1300.0 - 10.0 * (frame - 12), 560.0)
-        tracks = tracker.update(_frame([(*look_alike, {6: 0.85})]), frame, frame / 60)
+        tracks = tracker.update(detections_of([(*look_alike, {6: 0.85})]), frame, frame / 60)
         if 6 in tracks.ball.tolist():
             row = tracks.ball.tolist().index(6)
             assert tracks.xy_mm[row, 0] > length - 200.0
@@ -317,12 +311,14 @@ def test_a_ball_rattling_in_the_jaws_and_coming_back_is_not_pocketed() -> None:
     statuses = []
     for frame in range(10):
         x = 600.0 - 60.0 * frame
-        statuses.append(tracker.update(_frame([(x, 60.0, {5: 0.95})]), frame, frame / 30).status)
+        statuses.append(
+            tracker.update(detections_of([(x, 60.0, {5: 0.95})]), frame, frame / 30).status
+        )
     for frame in range(10, 21):
-        statuses.append(tracker.update(_frame([]), frame, frame / 30).status)
+        statuses.append(tracker.update(detections_of([]), frame, frame / 30).status)
     for frame in range(21, 30):
         x = 40.0 + 12.0 * (frame - 21)
-        tracks = tracker.update(_frame([(x, 45.0, {5: 0.95})]), frame, frame / 30)
+        tracks = tracker.update(detections_of([(x, 45.0, {5: 0.95})]), frame, frame / 30)
         statuses.append(tracks.status)
     assert all(TrackStatus.POCKETED not in s for s in statuses)
     assert tracks.ball.tolist() == [5]

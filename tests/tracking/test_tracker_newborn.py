@@ -5,24 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.tracking.builders import TABLE
+from tests.tracking.builders import TABLE, detections_of
 from tracking.tracker import BallTracker
 from tracking.types import TrackStatus
-from vision.types import NUM_CLASSES, Detections
 
 
-def _frame(balls: list[tuple[float, float, dict[int, float]]]) -> Detections:
-    xy = np.array([[x, y] for x, y, _ in balls], np.float32).reshape(-1, 2)
-    prob = np.full((len(balls), NUM_CLASSES), 0.002, np.float32)
-    for row, (_, _, weights) in enumerate(balls):
-        for ball, p in weights.items():
-            prob[row, ball] = p
-    prob /= prob.sum(axis=1, keepdims=True)
-    ones = np.ones(len(balls), np.float32)
-    return Detections(xy, xy, ones, ones, prob)
-
-
-def _break_near_the_foot_right_pocket(first_seen_at_mouth: bool) -> list[np.ndarray]:
+def _break_near_the_foot_right_pocket(
+    first_seen_at_mouth: bool,
+) -> list[tuple[TrackStatus, np.ndarray]]:
     """Statuses of the 7 over a break at 30 fps: the cue ball and the 3 race towards the
     foot-right corner; the 7, hidden in the rack until now, is first seen in that pocket's
     mouth (or, with ``first_seen_at_mouth`` False, 300 mm out on the bed, at rest), then
@@ -32,7 +22,7 @@ def _break_near_the_foot_right_pocket(first_seen_at_mouth: bool) -> list[np.ndar
     fps = 30.0
     for frame in range(5):
         tracker.update(
-            _frame([(length - 700.0, width - 400.0, {3: 0.95}), (900.0, 600.0, {0: 0.95})]),
+            detections_of([(length - 700.0, width - 400.0, {3: 0.95}), (900.0, 600.0, {0: 0.95})]),
             frame,
             frame / fps,
         )
@@ -45,7 +35,7 @@ def _break_near_the_foot_right_pocket(first_seen_at_mouth: bool) -> list[np.ndar
         balls = [(*cue, {0: 0.95}), (*three, {3: 0.25, 7: 0.75})]
         if frame == 5:
             balls.append((*seven, {7: 0.95}))
-        tracks = tracker.update(_frame(balls), frame, t)
+        tracks = tracker.update(detections_of(balls), frame, t)
         if 7 in tracks.ball.tolist():
             row = tracks.ball.tolist().index(7)
             statuses.append((tracks.status[row], tracks.xy_mm[row].copy()))

@@ -5,23 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.tracking.builders import TABLE
+from tests.tracking.builders import TABLE, detections_of
 from tracking.tracker import BallTracker, TrackerConfig
-from vision.types import NUM_CLASSES, Detections
 
 FPS = 30.0
 RELEASE = TrackerConfig(release_phantoms=True)
-
-
-def _frame(balls: list[tuple[float, float, dict[int, float]]]) -> Detections:
-    xy = np.array([[x, y] for x, y, _ in balls], np.float32).reshape(-1, 2)
-    prob = np.full((len(balls), NUM_CLASSES), 0.002, np.float32)
-    for row, (_, _, weights) in enumerate(balls):
-        for ball, p in weights.items():
-            prob[row, ball] = p
-    prob /= prob.sum(axis=1, keepdims=True)
-    ones = np.ones(len(balls), np.float32)
-    return Detections(xy, xy, ones, ones, prob)
 
 
 def _cue_lost_then_a_ghost(ghost_cue: float) -> tuple[BallTracker, int]:
@@ -31,13 +19,15 @@ def _cue_lost_then_a_ghost(ghost_cue: float) -> tuple[BallTracker, int]:
     tracker = BallTracker(TABLE, RELEASE)
     frame = 0
     for frame in range(10):
-        tracker.update(_frame([(1800.0, 300.0, {5: 0.95}), (700.0, 600.0, {0: 0.95})]), frame, 0)
+        tracker.update(
+            detections_of([(1800.0, 300.0, {5: 0.95}), (700.0, 600.0, {0: 0.95})]), frame, 0
+        )
     for frame in range(10, 20):
         x = 700.0 + 60.0 * (frame - 10)
-        dets = _frame([(1800.0, 300.0, {5: 0.95}), (x, 600.0, {0: 0.95})])
+        dets = detections_of([(1800.0, 300.0, {5: 0.95}), (x, 600.0, {0: 0.95})])
         tracker.update(dets, frame, frame / FPS)
     for frame in range(20, 50):
-        dets = _frame([(1800.0, 300.0, {5: 0.95}), (40.0, 1200.0, {0: ghost_cue, 3: 0.3})])
+        dets = detections_of([(1800.0, 300.0, {5: 0.95}), (40.0, 1200.0, {0: ghost_cue, 3: 0.3})])
         tracker.update(dets, frame, frame / FPS)
     return tracker, frame
 
@@ -45,11 +35,11 @@ def _cue_lost_then_a_ghost(ghost_cue: float) -> tuple[BallTracker, int]:
 def test_a_cue_ball_track_on_a_ghost_lets_go_when_the_cue_ball_shows_up() -> None:
     # Opt-in (`TrackerConfig.release_phantoms`).
     tracker, last = _cue_lost_then_a_ghost(ghost_cue=0.45)
-    tracks = tracker.update(_frame([]), last + 1, (last + 1) / FPS)
+    tracks = tracker.update(detections_of([]), last + 1, (last + 1) / FPS)
     assert np.allclose(tracks.xy_mm[tracks.ball.tolist().index(0)], (40.0, 1200.0), atol=5.0)
     # The cue ball comes to rest in sight, 1.2 m from the ghost; the sleeve is still there.
     for frame in range(last + 2, last + 8):
-        dets = _frame(
+        dets = detections_of(
             [
                 (1800.0, 300.0, {5: 0.95}),
                 (40.0, 1200.0, {0: 0.45, 3: 0.3}),
@@ -64,7 +54,7 @@ def test_a_sure_cue_ball_is_kept_against_a_second_look_alike() -> None:
     # The held detection is a sure likeness of the cue ball (0.9): nothing is let go.
     tracker, last = _cue_lost_then_a_ghost(ghost_cue=0.9)
     for frame in range(last + 1, last + 6):
-        dets = _frame(
+        dets = detections_of(
             [
                 (1800.0, 300.0, {5: 0.95}),
                 (40.0, 1200.0, {0: 0.9}),
@@ -83,5 +73,5 @@ def test_a_rack_ball_held_since_the_start_is_never_let_go() -> None:
         dets = [(1800.0, 300.0, {5: 0.5, 6: 0.4})]
         if frame >= 10:
             dets.append((900.0, 900.0, {5: 0.8}))
-        tracks = tracker.update(_frame(dets), frame, frame / FPS)
+        tracks = tracker.update(detections_of(dets), frame, frame / FPS)
     assert np.allclose(tracks.xy_mm[tracks.ball.tolist().index(5)], (1800.0, 300.0), atol=5.0)
