@@ -90,15 +90,19 @@ def test_video_is_refereed_at_its_frame_rate(tmp_path: Path, video: Path) -> Non
 
 
 def test_file_source_takes_its_own_duration(tmp_path: Path, video: Path) -> None:
+    """A file played as a camera is paced at its frame rate, never faster: timed from before
+    the server starts (the capture cannot begin earlier), its last frame is not due before
+    the clip's length. The upper bound only catches a file played far too slowly: a loaded
+    machine drops frames to keep pace, and starting the server takes its own time."""
     pipeline = break_script()
+    started = time.monotonic()
     with serve(_settings(tmp_path, str(video)), pipeline) as server, httpx.Client() as client:
-        started = time.monotonic()
         wait_for(
             lambda: client.get(f"{server.url}/api/health").json()["source"]["state"] == "ended",
             what="the video to end",
         )
         elapsed = time.monotonic() - started
-    assert FRAMES / FPS * 0.8 < elapsed < FRAMES / FPS + 2.0
+    assert (FRAMES - 1) / FPS <= elapsed < 2.0 * FRAMES / FPS + 5.0
 
 
 @pytest.fixture
