@@ -98,12 +98,18 @@ class TrackerConfig:
             missing a ball frozen to one whose detection is pulled towards it.
         release_phantoms: an unproven track (placed by a jump or started during play, not
             seen rolling since, at rest) that holds a poor likeness of its ball lets go when
-            a sure likeness of it shows up elsewhere (`tracking.phantoms`). Off by default:
-            on recorded real-detector detections of 15 clips (the 9 samples and 6 fresh
-            broadcast/corner renders with players) it changed one fresh corner clip only,
-            recall 0.915 -> 0.926 and precision 0.951 -> 0.962 but identity switches
-            28 -> 37, no call either way; an earlier form (any jump unproving a track) lost
-            sample broadcast_nudge's nudge call (a hand read 0.92 as the 7).
+            a sure likeness of it shows up elsewhere (`tracking.phantoms`): the cue ball's
+            track latched after the break onto a false detection by a player at the rail
+            lets the real cue ball, seen elsewhere, have it back. On since d429248: live
+            reviews with the real detector, off -> on, calls on the 9 samples 26 -> 26
+            (every eval number identical), an unseen held-out set (h41-h46) 9 -> 9 of 19
+            (one corner clip's identity 0.992 -> 0.970), the held-out set before it 15 ->
+            17 of 20 (its 60 fps broadcast clip with a player: the next stroke was missed
+            with the cue ball's track on the false detection; recall 0.980 -> 0.990). On
+            recorded detections of 6 fresh renders it changed one corner clip only (recall
+            0.915 -> 0.926, precision 0.951 -> 0.962, identity switches 28 -> 37); an
+            earlier form (any jump unproving a track) lost sample broadcast_nudge's nudge
+            call (a hand read 0.92 as the 7).
         association: the assignment cost tunables.
         identity: how class probabilities accumulate over a track and when two tracks
             exchange numbers.
@@ -135,7 +141,7 @@ class TrackerConfig:
     respawn_min_s: float = 0.5
     overlap_diameters: float = 0.0
     spawn_clearance_diameters: float = 0.75
-    release_phantoms: bool = False
+    release_phantoms: bool = True
     association: AssociationConfig = field(default_factory=AssociationConfig)
     identity: IdentityConfig = field(default_factory=IdentityConfig)
 

@@ -33,7 +33,7 @@ def _cue_lost_then_a_ghost(ghost_cue: float) -> tuple[BallTracker, int]:
 
 
 def test_a_cue_ball_track_on_a_ghost_lets_go_when_the_cue_ball_shows_up() -> None:
-    # Opt-in (`TrackerConfig.release_phantoms`).
+    # On by default (`TrackerConfig.release_phantoms`).
     tracker, last = _cue_lost_then_a_ghost(ghost_cue=0.45)
     tracks = tracker.update(detections_of([]), last + 1, (last + 1) / FPS)
     assert np.allclose(tracks.xy_mm[tracks.ball.tolist().index(0)], (40.0, 1200.0), atol=5.0)
