@@ -22,7 +22,7 @@ after the rack area stood nearly empty (a new rack), as `tracking.rack.RackPrior
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -109,7 +109,6 @@ class RackFiller:
         self._priors = place_priors(RackConfig())
         self._broken = False
         self._occupied_s = -np.inf
-        self._frame_image = np.zeros((1, 1, 3), np.uint8)
         self.filled_frames = 0
 
     def __getattr__(self, name: str) -> Any:
@@ -152,7 +151,7 @@ class RackFiller:
         missing = np.setdiff1d(np.arange(10), place[on_place])
         if len(missing) == 0:
             return detections
-        pixels, shown = self._place_pixels(frame, camera, view, centres)
+        pixels, shown = self._place_pixels(frame, camera, centres)
         taken = self._taken(frame, pixels, shown)
         judged = shown >= self.config.shown_fraction
         if np.count_nonzero(judged) < self.config.min_shown:
@@ -163,8 +162,9 @@ class RackFiller:
         if len(fill) == 0:
             return detections
         self.filled_frames += 1
-        self._frame_image = frame.image
-        return self._joined(detections, place, centres, fill, pixels)
+        prob = (self._named(fill, pixels, frame.image) * self._priors[fill]).astype(np.float32)
+        prob /= prob.sum(axis=1, keepdims=True)
+        return self._joined(detections, place, centres, fill, prob)
 
     def _follow_area(self, xy: NDArray[np.float64], time_s: float) -> None:
         """Re-arm after the rack area stood nearly empty for ``rearm_s`` (a new rack)."""
@@ -197,7 +197,7 @@ class RackFiller:
         return bool(np.any(apart < self.config.arrive_diameters * self.diameter_mm))
 
     def _place_pixels(
-        self, frame: Frame, camera: Any, view: Any, centres: NDArray[np.float64]
+        self, frame: Frame, camera: Any, centres: NDArray[np.float64]
     ) -> tuple[list[NDArray[np.int64]], NDArray[np.float64]]:
         """Each place's own pixels (flat indices into the frame: those of its disc no nearer
         ball covers) and (10,) the share of its disc they are."""
@@ -213,16 +213,13 @@ class RackFiller:
             return [np.zeros(0, np.int64)] * 10, np.zeros(10)
         vv, uu = np.mgrid[v0:v1, u0:u1]
         owner = np.full(vv.shape, -1, np.int64)
-        discs = []
+        area = np.zeros(10)
         for i in np.argsort(-depth):  # far first: nearer balls paint over them
             inside = (uu - uv[i, 0]) ** 2 + (vv - uv[i, 1]) ** 2 <= (0.85 * radius[i]) ** 2
             owner[inside] = i
-            discs.append((i, int(np.count_nonzero(inside))))
+            area[i] = np.count_nonzero(inside)
         flat = vv * width + uu
         pixels = [flat[owner == i] for i in range(10)]
-        area = np.zeros(10)
-        for i, count in discs:
-            area[i] = count
         shown = np.array([len(p) for p in pixels], np.float64) / np.maximum(area, 1.0)
         return pixels, shown
 
@@ -251,20 +248,16 @@ class RackFiller:
         place: NDArray[np.int64],
         centres: NDArray[np.float64],
         fill: NDArray[np.int64],
-        pixels: list[NDArray[np.int64]],
+        prob: NDArray[np.float32],
     ) -> Detections:
-        """The detections on places and off the rack, the filled places added, class
-        probabilities made one-ball-per-class again."""
+        """The detections on places and off the rack, the filled places added with their
+        (F, 11) class probabilities ``prob``, all made one-ball-per-class again."""
         xy = detections.xy_mm.astype(np.float64)
         apart = np.hypot(
             xy[:, None, 0] - centres[None, :, 0], xy[:, None, 1] - centres[None, :, 1]
         ).min(axis=1)
         keep = (place >= 0) | (apart > self.config.between_diameters * self.diameter_mm)
-        kept = _take(detections, keep)
-        prob = (self._named(fill, pixels, self._frame_image) * self._priors[fill]).astype(
-            np.float32
-        )
-        prob /= prob.sum(axis=1, keepdims=True)
+        kept = detections[keep]
         camera = self.inner.view.camera
         uv = camera.project(centres[fill], BALL_CENTRE_HEIGHT_MM)
         radius = camera.ball_radius_px(centres[fill], self.diameter_mm / 2.0)
@@ -304,15 +297,3 @@ class RackFiller:
             if place in row:
                 prob[k] = named[row[place]]
         return prob
-
-
-def _take(detections: Detections, keep: NDArray[np.bool_]) -> Detections:
-    """The detections where ``keep`` is set."""
-    return replace(
-        detections,
-        xy_px=detections.xy_px[keep],
-        xy_mm=detections.xy_mm[keep],
-        radius_px=detections.radius_px[keep],
-        confidence=detections.confidence[keep],
-        class_prob=detections.class_prob[keep],
-    )
