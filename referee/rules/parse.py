@@ -8,6 +8,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from referee.rules.aliases import (
+    FACT_KEY_ALIASES,
+    call_form,
+    declarations_form,
+    option_choice_word,
+    referee_foul_entries,
+    referee_foul_name,
+    with_canonical_keys,
+)
 from referee.rules.descriptive import apply_descriptive_facts
 from referee.rules.errors import RulesInputError
 from referee.rules.readers import (
@@ -31,33 +40,15 @@ from referee.rules.shot import (
     Shot,
     ShotFacts,
 )
-from referee.rules.state import CueBall, GameState, PendingOption, Player
 
 _FOUL_BY_CODE = {code: foul for foul, code in REFEREE_FOUL_CODES.items()}
 
 
-_CHOICE_ALIASES = {
-    "accept": "shoot",
-    "accept_table": "shoot",
-    "play": "shoot",
-    "jouer": "shoot",
-    "give_back": "hand_back",
-    "handback": "hand_back",
-    "hand_table_back": "hand_back",
-    "pass": "hand_back",
-    "pass_back": "hand_back",
-    "redonner": "hand_back",
-}
-"""Other words for the two answers to an option (Push-out 4 a/b, Déroulement 3)."""
-
-
 def option_choice_name(value: Any) -> Any:
     """'shoot' or 'hand_back' from the ways a person writes them ("Hand back", "accept",
-    "pass"); anything else is returned as it is, for the engine to refuse."""
-    if not isinstance(value, str):
-        return value
-    name = value.strip().lower().replace("-", "_").replace(" ", "_")
-    return _CHOICE_ALIASES.get(name, name)
+    "pass", "give the table back"); anything else is returned as it is, for the engine to
+    refuse (Push-out 4 a/b, Déroulement 3)."""
+    return option_choice_word(value)
 
 
 def _balls(value: Any, where: str, on_table: tuple[int, ...] | None) -> tuple[int, ...]:
@@ -80,7 +71,7 @@ def _pocketed(value: Any, on_table: tuple[int, ...] | None) -> tuple[PocketedBal
         if is_cue(entry):
             continue  # read as cue_ball_pocketed by parse_facts
         if isinstance(entry, Mapping):
-            ball = as_ball(entry.get("ball"), f"{where}.ball")
+            ball = as_ball(entry_ball(entry), f"{where}.ball")
             raw = entry.get("pocket")
             pocket = None if raw is None else as_pocket(raw, f"{where}.pocket")
         else:
@@ -105,8 +96,15 @@ def _cushion_balls(value: Any, on_table: tuple[int, ...] | None) -> tuple[int | 
     return tuple(items)
 
 
+_NO_BALL = ("", "none", "null", "nothing", "no_ball", "miss", "0")
+"""A first contact written as text that names no ball (rules.md §4: null)."""
+
+
 def _optional_ball(value: Any, where: str, on_table: tuple[int, ...] | None) -> int | None:
-    if value is None:
+    """A ball on the table, or None for null (no ball), 0 or "none"."""
+    if isinstance(value, str) and value.strip().lower().replace(" ", "_") in _NO_BALL:
+        return None
+    if value is None or (value == 0 and not isinstance(value, bool)):
         return None
     ball = as_ball(value, where)
     if on_table is not None and ball not in on_table:
@@ -139,9 +137,15 @@ _FACT_KEYS = {
 
 
 def _break_count(value: Any) -> int | None:
+    """The count of object balls to a cushion on the break; the balls themselves when they
+    are listed instead (their number is the count), or a count written as text ("5")."""
     where = "shot.object_balls_to_cushion_on_break"
     if value is None:
         return None
+    if isinstance(value, list):
+        return len(_balls(value, where, None))
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10:
         raise RulesInputError(where, f"expected a count 0..10, got {value!r}")
     return value
@@ -160,7 +164,8 @@ def _pocketed_as_list(facts: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def parse_facts(data: Any, on_table: tuple[int, ...] | None = None) -> ShotFacts:
     """Read rules.md §4 shot facts (see `ShotFacts.from_json`)."""
-    d = apply_descriptive_facts(_pocketed_as_list(as_mapping(data, "shot")), on_table)
+    d = with_canonical_keys(as_mapping(data, "shot"), FACT_KEY_ALIASES)
+    d = apply_descriptive_facts(_pocketed_as_list(d), on_table)
     facts = ShotFacts(
         first_object_ball_contacted=_optional_ball(
             d.get("first_object_ball_contacted"), "shot.first_object_ball_contacted", on_table
@@ -223,8 +228,9 @@ def _call_source(value: Any) -> CallSource:
 
 def parse_call(data: Any, on_table: tuple[int, ...] | None) -> CalledShot | None:
     """One ball and one pocket; of several calls the last one counts (I-28)."""
+    data = call_form(data)
     if isinstance(data, list):
-        data = data[-1] if data else None
+        data = call_form(data[-1]) if data else None
     if data is None:
         return None
     if isinstance(data, int | str) and not isinstance(data, bool):
@@ -255,7 +261,7 @@ def _no_pocket(value: Any) -> bool:
 def parse_declarations(data: Any, on_table: tuple[int, ...] | None = None) -> Declarations:
     """Read a step's `declarations` object (rules.md §4); `calls` (several, the last counts,
     I-28) stands for `call` when that is absent."""
-    d = as_mapping(data if data is not None else {}, "declarations")
+    d = as_mapping(declarations_form(data if data is not None else {}), "declarations")
     raw_pocket = d.get("break_announce_10_pocket")
     named = None if _no_pocket(raw_pocket) else raw_pocket
     return Declarations(
@@ -278,10 +284,11 @@ def _referee_foul(entry: Any) -> RefereeFoul | None:
     if not isinstance(entry, str):
         return None
     name = entry.strip()
-    if name.upper() in _FOUL_BY_CODE:
-        return _FOUL_BY_CODE[name.upper()]
+    code = name.upper().replace("FAUTES", "F").replace("FAUTE", "F").replace(" ", "")
+    if code in _FOUL_BY_CODE:
+        return _FOUL_BY_CODE[code]
     try:
-        return RefereeFoul(name.lower().replace("-", "_").replace(" ", "_"))
+        return RefereeFoul(referee_foul_name(name))
     except ValueError:
         return None
 
@@ -289,7 +296,7 @@ def _referee_foul(entry: Any) -> RefereeFoul | None:
 def parse_referee_fouls(data: Any) -> tuple[RefereeFoul, ...]:
     """Referee fouls by rules.md §4 name ("ball_touched") or code ("F6")."""
     fouls: list[RefereeFoul] = []
-    for i, raw in enumerate(as_list(data, "referee_fouls")):
+    for i, raw in enumerate(as_list(referee_foul_entries(data), "referee_fouls")):
         foul = _referee_foul(raw)
         if foul is None:
             names = ", ".join(f.value for f in RefereeFoul)
@@ -311,68 +318,4 @@ def parse_shot(data: Any, on_table: tuple[int, ...] | None = None) -> Shot:
         facts=None if raw_facts is None else parse_facts(raw_facts, on_table),
         referee_fouls=parse_referee_fouls(d.get("referee_fouls")),
         player=None if player is None else as_player(player, "player"),
-    )
-
-
-def _pending(data: Any) -> PendingOption | None:
-    if data is None:
-        return None
-    d = as_mapping(data, "state.pending_option")
-    holder = as_player(d.get("holder"), "state.pending_option.holder")
-    previous = d.get("previous_shooter")
-    return PendingOption(
-        holder=holder,
-        previous_shooter=holder.other()
-        if previous is None
-        else as_player(previous, "state.pending_option.previous_shooter"),
-        after_push_out=as_bool(d.get("after_push_out"), "state.pending_option.after_push_out"),
-    )
-
-
-def _per_player_ints(data: Any, where: str) -> dict[Player, int]:
-    d = as_mapping(data if data is not None else {}, where)
-    out: dict[Player, int] = {}
-    for key, value in d.items():
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise RulesInputError(f"{where}.{key}", f"expected a count, got {value!r}")
-        out[as_player(key, where)] = value
-    return out
-
-
-def _per_player_bools(data: Any, where: str) -> dict[Player, bool]:
-    d = as_mapping(data if data is not None else {}, where)
-    return {as_player(k, where): as_bool(v, f"{where}.{k}") for k, v in d.items()}
-
-
-_CUE_BALL_ALIASES = {"in_hand": "in_hand_anywhere", "ball_in_hand": "in_hand_anywhere"}
-"""Fautes intro: ball in hand after a foul is 'sur l'ensemble de la surface de jeu'."""
-
-
-def parse_state(data: Any) -> GameState:
-    """Read a rules.md §3 state dict."""
-    d = as_mapping(data, "state")
-    try:
-        raw_cue = d.get("cue_ball", CueBall.IN_HAND_BEHIND_HEAD_STRING)
-        cue_ball = CueBall(_CUE_BALL_ALIASES.get(raw_cue, raw_cue))
-    except (ValueError, TypeError):
-        raise RulesInputError("state.cue_ball", f"unknown value {d.get('cue_ball')!r}") from None
-    winner = d.get("rack_winner")
-    pending = _pending(d.get("pending_option"))
-    turn = pending.holder.value if pending else d.get("turn", "A")
-    breaker = as_player(d.get("breaker", "A"), "state.breaker")
-    return GameState(
-        balls_on_table=_balls(
-            d.get("balls_on_table", list(range(1, 11))), "state.balls_on_table", None
-        ),
-        turn=None if turn is None else as_player(turn, "state.turn"),
-        breaker=breaker,
-        is_break=as_bool(
-            d.get("is_break", cue_ball is CueBall.IN_HAND_BEHIND_HEAD_STRING), "state.is_break"
-        ),
-        push_out_available=as_bool(d.get("push_out_available"), "state.push_out_available"),
-        cue_ball=cue_ball,
-        consecutive_fouls=_per_player_ints(d.get("consecutive_fouls"), "state.consecutive_fouls"),
-        warned=_per_player_bools(d.get("warned"), "state.warned"),
-        pending_option=pending,
-        rack_winner=None if winner is None else as_player(winner, "state.rack_winner"),
     )

@@ -6,6 +6,7 @@ field it was given; parse.py and descriptive.py build on them. None has side eff
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,18 +37,32 @@ def as_list(value: Any, where: str) -> list[Any]:
     return list(value)
 
 
+_TRUE_TEXT = ("true", "yes", "y", "1", "oui")
+_FALSE_TEXT = ("false", "no", "n", "0", "non", "")
+
+
 def as_bool(value: Any, where: str) -> bool:
+    """true/false; also written as text ("true", "no") or as 1/0."""
     if value is None:
         return False
+    if isinstance(value, str) and value.strip().lower() in _TRUE_TEXT + _FALSE_TEXT:
+        return value.strip().lower() in _TRUE_TEXT
+    if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
+        return bool(value)
     if not isinstance(value, bool):
         raise RulesInputError(where, f"expected true or false, got {value!r}")
     return value
 
 
+_BALL_TEXT = re.compile(r"^\s*(?:ball|bille)?[\s_#-]*(\d{1,2})[\s_-]*(?:ball)?\s*$", re.IGNORECASE)
+"""A ball written as text: "3", "#3", "ball 3", "3-ball"."""
+
+
 def as_ball(value: Any, where: str) -> int:
-    """An object ball 1..10 from an int or a numeric string ("3")."""
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
+    """An object ball 1..10 from an int or text that names one ("3", "ball 3")."""
+    match = _BALL_TEXT.match(value) if isinstance(value, str) else None
+    if match:
+        value = int(match.group(1))
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10:
         raise RulesInputError(where, f"expected an object ball 1..10, got {value!r}")
     return value
@@ -56,15 +71,22 @@ def as_ball(value: Any, where: str) -> int:
 def is_cue(value: Any) -> bool:
     """The entry names the cue ball: "cue" (any case, or "cue_ball"), or {"ball": "cue"}."""
     if isinstance(value, Mapping):
-        value = value.get("ball")
+        value = entry_ball(value)
     if not isinstance(value, str):
         return False
     return value.strip().lower().replace(" ", "_").replace("-", "_") in CUE_NAMES
 
 
+BALL_KEYS = ("ball", "number", "ball_number", "id", "ball_id")
+"""Keys that hold the ball of an entry written as an object."""
+
+
 def entry_ball(entry: Any) -> Any:
-    """A list entry's ball: the entry itself, or its "ball" when written as an object."""
-    return entry.get("ball") if isinstance(entry, Mapping) else entry
+    """A list entry's ball: the entry itself, or its "ball" (or "number") when written as
+    an object."""
+    if not isinstance(entry, Mapping):
+        return entry
+    return next((entry[k] for k in BALL_KEYS if k in entry), None)
 
 
 def ball_or_cue(value: Any, where: str, on_table: tuple[int, ...] | None) -> int | str:
@@ -77,11 +99,24 @@ def ball_or_cue(value: Any, where: str, on_table: tuple[int, ...] | None) -> int
     return ball
 
 
+_POCKET_WORDS = {"middle": "side", "center": "side", "centre": "side"}
+_POCKET_NOISE = ("corner", "pocket", "poche", "the")
+_POCKET_SHORT = {
+    "hl": "head_left", "hr": "head_right", "sl": "side_left", "sr": "side_right",
+    "fl": "foot_left", "fr": "foot_right",
+}  # fmt: skip
+
+
 def pocket_name(value: Any) -> Any:
-    """ "Foot-Left", "foot left" and "left_foot" spell the pocket foot_left."""
+    """ "Foot-Left", "foot left", "left_foot", "foot left corner", "middle left" and "FL"
+    spell the pockets of rules.md §3 (foot_left, side_left)."""
     if not isinstance(value, str):
         return value
-    name = value.strip().lower().replace("-", "_").replace(" ", "_")
+    words = value.strip().lower().replace("-", " ").replace("_", " ").split()
+    words = [_POCKET_WORDS.get(w, w) for w in words if w not in _POCKET_NOISE]
+    name = "_".join(words)
+    if name in _POCKET_SHORT:
+        return _POCKET_SHORT[name]
     side, _, end = name.partition("_")
     return f"{end}_{side}" if side in ("left", "right") and end else name
 
@@ -96,8 +131,13 @@ def as_pocket(value: Any, where: str) -> Pocket:
         ) from None
 
 
+_PLAYER_TEXT = re.compile(r"^\s*(?:player|joueur)?[\s_-]*([ab])\s*$", re.IGNORECASE)
+"""A player written as "A", "a", "Player A" or "player_b"."""
+
+
 def as_player(value: Any, where: str) -> Player:
+    match = _PLAYER_TEXT.match(value) if isinstance(value, str) else None
     try:
-        return Player(value.strip().upper() if isinstance(value, str) else value)
+        return Player(match.group(1).upper() if match else value)
     except ValueError:
         raise RulesInputError(where, f"expected player 'A' or 'B', got {value!r}") from None

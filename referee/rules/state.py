@@ -179,6 +179,6 @@ class GameState:
     @classmethod
     def from_json(cls, data: Any) -> GameState:
         """Read the rules.md §3 dict; raises RulesInputError naming the bad field."""
-        from referee.rules.parse import parse_state
+        from referee.rules.state_json import parse_state
 
         return parse_state(data)

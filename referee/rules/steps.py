@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import fields, replace
 from typing import Any
 
+from referee.rules.aliases import CHOICE_KEYS, step_type
 from referee.rules.call import Call, Reason
 from referee.rules.config import RulesConfig
 from referee.rules.engine import (
@@ -69,10 +70,10 @@ def apply_step(
     if kind == "shot":
         return decide(parse_shot(d, state.balls_on_table), state, config)
     if kind == "option_choice":
-        player = d.get("player")
+        player = d.get("player", d.get("holder"))
         return choose_option(
             state,
-            option_choice_name(d.get("choice")),
+            option_choice_name(_choice(d)),
             None if player is None else as_player(player, "player"),
         )
     if kind == "warning":
@@ -132,14 +133,6 @@ def new_rack_state(
     )
 
 
-_STEP_ALIASES = {
-    "option": "option_choice",
-    "choice": "option_choice",
-    "warn": "warning",
-    "concede": "concession",
-    "forfeit": "concession",
-}
-"""Other names a step type may be written with (the conventions' names are STEP_TYPES)."""
 _TARGET_KEYS = ("warned_player", "target", "to", "warned")
 """Keys that name the player warned, beside `player`."""
 
@@ -149,7 +142,12 @@ def _step_type(step: Mapping[str, Any]) -> Any:
     kind = step.get("type")
     if kind is None and any(k in step for k in ("shot", "declarations", "referee_fouls")):
         return "shot"
-    return _STEP_ALIASES.get(kind, kind) if isinstance(kind, str) else kind
+    return step_type(kind)
+
+
+def _choice(step: Mapping[str, Any]) -> Any:
+    """The choice of an option-choice step, under `choice` or another key that says it."""
+    return next((step[k] for k in CHOICE_KEYS if step.get(k) is not None), None)
 
 
 def _warned_player(step: Mapping[str, Any], state: GameState) -> Player:

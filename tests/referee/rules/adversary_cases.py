@@ -1152,7 +1152,7 @@ INPUT_ERRORS: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
     (
         "airborne-flag",
         state(),
-        {**BAD, "shot": facts(3, cue_ball_airborne="yes")},
+        {**BAD, "shot": facts(3, cue_ball_airborne="maybe")},
         "shot.cue_ball_airborne",
     ),
     (
@@ -1192,7 +1192,7 @@ INPUT_ERRORS: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
         "declarations.break_announce_10_pocket",
     ),
     ("concession-player", state(), {"type": "concession", "player": "C"}, "player"),
-    ("stalemate-flag", state(), {"type": "new_rack", "stalemate": "yes"}, "stalemate"),
+    ("stalemate-flag", state(), {"type": "new_rack", "stalemate": "perhaps"}, "stalemate"),
     ("lag-mid-rack", state(), {"type": "lag", "winner": "A"}, "type"),
     ("lag-no-winner", BREAK_STATE, {"type": "lag"}, "winner"),
 ]

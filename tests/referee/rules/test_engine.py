@@ -80,7 +80,7 @@ def test_call_json_has_every_result_field() -> None:
         ({"pocketed": [3, 3]}, "shot.pocketed[1]"),
         ({"off_table": ["x"]}, "shot.off_table[0]"),
         ({"first_object_ball_contacted": True}, "shot.first_object_ball_contacted"),
-        ({"cue_ball_pocketed": "yes"}, "shot.cue_ball_pocketed"),
+        ({"cue_ball_pocketed": "sometimes"}, "shot.cue_ball_pocketed"),
         ({"cushion_after_first_contact": 3.5}, "shot.cushion_after_first_contact"),
         ({"pocketed": [3], "off_table": [3]}, "shot.off_table"),
         ({"object_balls_to_cushion_on_break": -1}, "shot.object_balls_to_cushion_on_break"),

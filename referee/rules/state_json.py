@@ -1,0 +1,117 @@
+"""The rules.md §3 state dict to a `GameState`, with errors that name the offending field.
+
+Counts and flags may come as text ("1", "false") or per player as a pair [A, B]; players as
+"A", "a" or "Player A"; the cue ball's place in any case and with spaces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from referee.rules.errors import RulesInputError
+from referee.rules.readers import as_ball, as_bool, as_list, as_mapping, as_player
+from referee.rules.state import CueBall, GameState, PendingOption, Player
+
+_NONE_TEXT = ("", "none", "null")
+
+
+def _pending(data: Any) -> PendingOption | None:
+    if data is None or (isinstance(data, str) and data.strip().lower() in _NONE_TEXT):
+        return None
+    d = as_mapping(data, "state.pending_option")
+    holder = as_player(d.get("holder"), "state.pending_option.holder")
+    previous = d.get("previous_shooter")
+    return PendingOption(
+        holder=holder,
+        previous_shooter=holder.other()
+        if previous is None
+        else as_player(previous, "state.pending_option.previous_shooter"),
+        after_push_out=as_bool(d.get("after_push_out"), "state.pending_option.after_push_out"),
+    )
+
+
+def _per_player(data: Any, where: str) -> Mapping[Any, Any]:
+    """A per-player object; a pair [A, B] is read in that order."""
+    if isinstance(data, list | tuple) and len(data) == 2:
+        return {"A": data[0], "B": data[1]}
+    return as_mapping(data if data is not None else {}, where)
+
+
+def _count(value: Any, where: str) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesInputError(where, f"expected a count, got {value!r}")
+    return value
+
+
+def _per_player_ints(data: Any, where: str) -> dict[Player, int]:
+    return {
+        as_player(k, where): _count(v, f"{where}.{k}") for k, v in _per_player(data, where).items()
+    }
+
+
+def _per_player_bools(data: Any, where: str) -> dict[Player, bool]:
+    return {
+        as_player(k, where): as_bool(v, f"{where}.{k}") for k, v in _per_player(data, where).items()
+    }
+
+
+_CUE_BALL_ALIASES = {
+    "in_hand": "in_hand_anywhere",
+    "ball_in_hand": "in_hand_anywhere",
+    "ball_in_hand_anywhere": "in_hand_anywhere",
+    "anywhere": "in_hand_anywhere",
+    "in_hand_behind_the_head_string": "in_hand_behind_head_string",
+    "behind_head_string": "in_hand_behind_head_string",
+    "in_hand_behind_headstring": "in_hand_behind_head_string",
+    "in_hand_kitchen": "in_hand_behind_head_string",
+    "kitchen": "in_hand_behind_head_string",
+    "position": "in_position",
+    "in_place": "in_position",
+}
+"""Fautes intro: ball in hand after a foul is 'sur l'ensemble de la surface de jeu'; the
+break's is 'derrière la ligne supérieure' (Casse 1)."""
+
+
+def _cue_ball(raw: Any) -> CueBall:
+    name = raw.strip().lower().replace("-", "_").replace(" ", "_") if isinstance(raw, str) else raw
+    try:
+        return CueBall(_CUE_BALL_ALIASES.get(name, name))
+    except (ValueError, TypeError):
+        names = ", ".join(c.value for c in CueBall)
+        raise RulesInputError(
+            "state.cue_ball", f"unknown value {raw!r} (expected one of {names})"
+        ) from None
+
+
+def _balls(value: Any, where: str) -> tuple[int, ...]:
+    balls = [as_ball(v, f"{where}[{i}]") for i, v in enumerate(as_list(value, where))]
+    if len(set(balls)) != len(balls):
+        raise RulesInputError(where, f"a ball is listed twice: {balls}")
+    return tuple(balls)
+
+
+def parse_state(data: Any) -> GameState:
+    """Read a rules.md §3 state dict."""
+    d = as_mapping(data, "state")
+    cue_ball = _cue_ball(d.get("cue_ball", CueBall.IN_HAND_BEHIND_HEAD_STRING.value))
+    winner = d.get("rack_winner")
+    pending = _pending(d.get("pending_option"))
+    turn = pending.holder.value if pending else d.get("turn", "A")
+    breaker = as_player(d.get("breaker", "A"), "state.breaker")
+    return GameState(
+        balls_on_table=_balls(d.get("balls_on_table", list(range(1, 11))), "state.balls_on_table"),
+        turn=None if turn is None else as_player(turn, "state.turn"),
+        breaker=breaker,
+        is_break=as_bool(
+            d.get("is_break", cue_ball is CueBall.IN_HAND_BEHIND_HEAD_STRING), "state.is_break"
+        ),
+        push_out_available=as_bool(d.get("push_out_available"), "state.push_out_available"),
+        cue_ball=cue_ball,
+        consecutive_fouls=_per_player_ints(d.get("consecutive_fouls"), "state.consecutive_fouls"),
+        warned=_per_player_bools(d.get("warned"), "state.warned"),
+        pending_option=pending,
+        rack_winner=None if winner is None else as_player(winner, "state.rack_winner"),
+    )

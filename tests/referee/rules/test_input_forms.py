@@ -1,0 +1,175 @@
+"""Scenario input written the other ways an author may write it (aliases.py, readers.py,
+state_json.py): each form gives exactly the call of the canonical form of
+scenarios-public.json, and a value that names nothing is still refused with its field."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from referee.rules import RulesInputError, initial_state, run_step
+from tests.referee.rules.rule_cases import choice, facts, shot, state
+from tests.referee.rules.runner import RESULT_KEYS
+
+MID = state()  # A at the table, balls 3..10, in position
+MADE = shot(facts(3, pocketed=[(3, "foot_left")]), {}, "", call=(3, "foot_left"))
+"""Déroulement 1b: the called 3 made in its pocket, A continues."""
+UNCALLED = shot(facts(3, pocketed=[(3, "foot_right")]), {}, "")
+"""Déroulement 3: the lowest ball pocketed without a call, B's option."""
+
+Edit = Callable[[dict[str, Any], dict[str, Any]], None]
+
+
+def _results(initial: dict[str, Any], steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    game = initial_state({"initial_state": initial})
+    out = []
+    for step in steps:
+        result, game = run_step(step, game)
+        out.append({k: result.get(k) for k in RESULT_KEYS})
+    return out
+
+
+def _set(path: str, value: Any) -> Edit:
+    """An edit of the step ("declarations.call") or, with a "state." prefix, of the state."""
+
+    def edit(step: dict[str, Any], initial: dict[str, Any]) -> None:
+        keys = path.split(".")
+        target = initial if keys[0] == "state" else step
+        for key in keys[1 if keys[0] == "state" else 0 : -1]:
+            target = target[key]
+        target[keys[-1]] = value
+
+    return edit
+
+
+def _rename(path: str, new: str) -> Edit:
+    def edit(step: dict[str, Any], initial: dict[str, Any]) -> None:
+        *parents, old = path.split(".")
+        target = step
+        for key in parents:
+            target = target[key]
+        target[new] = target.pop(old)
+
+    return edit
+
+
+def _flat_call(step: dict[str, Any], initial: dict[str, Any]) -> None:
+    step["declarations"] = {"called_ball": 3, "called_pocket": "foot_left", "push_out": False}
+
+
+SAME_AS_MADE: list[tuple[str, Edit]] = [
+    ("type-capitalised", _set("type", "Shot")),
+    ("call-text", _set("declarations.call", "3 in foot_left")),
+    ("call-pair", _set("declarations.call", [3, "foot left"])),
+    ("call-ball-to-pocket", _set("declarations.call", {"3": "foot_left"})),
+    ("call-flat-keys", _flat_call),
+    ("call-called-keys", _set("declarations.call", {"called_ball": 3, "called_pocket": "FL"})),
+    ("call-ball-word", _set("declarations.call.ball", "ball 3")),
+    ("pocket-corner", _set("declarations.call.pocket", "foot left corner")),
+    ("pocket-short", _set("declarations.call.pocket", "FL")),
+    ("pocketed-number-key", _set("shot.pocketed", [{"number": 3, "pocket": "foot_left"}])),
+    ("first-contact-key", _rename("shot.first_object_ball_contacted", "first_ball_contacted")),
+    ("pocketed-key", _rename("shot.pocketed", "balls_pocketed")),
+    ("bool-text", _set("shot.cue_ball_pocketed", "false")),
+    ("bool-number", _set("declarations.push_out", 0)),
+    ("referee-fouls-map", _set("referee_fouls", {"slow_play": False})),
+    ("referee-fouls-none", _set("referee_fouls", ["none"])),
+    ("state-counts-text", _set("state.consecutive_fouls", {"A": "0", "B": "0"})),
+    ("state-counts-pair", _set("state.consecutive_fouls", [0, 0])),
+    ("state-warned-pair", _set("state.warned", ["false", False])),
+    ("state-cue-words", _set("state.cue_ball", "In Position")),
+    ("state-player-words", _set("state.turn", "Player A")),
+    ("state-no-option-text", _set("state.pending_option", "none")),
+]
+
+
+@pytest.mark.parametrize("edit", [e for _, e in SAME_AS_MADE], ids=[i for i, _ in SAME_AS_MADE])
+def test_other_forms_give_the_canonical_call(edit: Edit) -> None:
+    step, initial = copy.deepcopy(MADE), copy.deepcopy(MID)
+    edit(step, initial)
+    assert _results(initial, [step]) == _results(MID, [MADE])
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["Hand back", "give the table back", "return_table", "make the opponent shoot", "redonner"],
+)
+def test_hand_back_in_words(written: str) -> None:
+    """Déroulement 3: 'redonner la main au joueur précédent', however it is written."""
+    canonical = _results(MID, [UNCALLED, choice("B", "hand_back", {}, "")])
+    step = {"type": "Option Choice", "holder": "B", "decision": written}
+    assert _results(MID, [UNCALLED, step]) == canonical
+    assert canonical[1]["next_shooter"] == "A"
+
+
+@pytest.mark.parametrize("written", ["accept the table", "play_on", "take"])
+def test_shoot_in_words(written: str) -> None:
+    """Déroulement 3: 'jouer le coup suivant'."""
+    canonical = _results(MID, [UNCALLED, choice("B", "shoot", {}, "")])
+    assert _results(MID, [UNCALLED, {**choice("B", "x", {}, ""), "choice": written}]) == canonical
+    assert canonical[1]["next_shooter"] == "B"
+
+
+def test_referee_fouls_as_a_map_of_flags() -> None:
+    """Fautes 13 set true in a {name: flag} map is the slow-play foul; false ones are not."""
+    step = {**copy.deepcopy(MADE), "referee_fouls": {"slow_play": True, "ball_touched": False}}
+    result = _results(MID, [step])[0]
+    assert result["fouls"] == ["F13"]
+
+
+@pytest.mark.parametrize(
+    ("written", "code"),
+    [("out_of_turn", "F12"), ("Fautes 6", "F6"), ("double contact", "F7"), ("time foul", "F13")],
+)
+def test_referee_foul_other_names(written: str, code: str) -> None:
+    step = {**copy.deepcopy(MADE), "referee_fouls": [written]}
+    assert code in _results(MID, [step])[0]["fouls"]
+
+
+@pytest.mark.parametrize("nothing", ["none", 0, ""])
+def test_first_contact_written_as_nothing_is_a_miss(nothing: Any) -> None:
+    """rules.md §4: null = no object ball touched -> Fautes 2 (I-09)."""
+    step = copy.deepcopy(MADE)
+    step["shot"]["first_object_ball_contacted"] = nothing
+    assert _results(MID, [step])[0]["fouls"] == ["F2"]
+
+
+def test_break_count_written_as_the_balls() -> None:
+    """Casse 1: four balls listed to a cushion are a count of four (legal break)."""
+    initial = state(list(range(1, 11)), cue_ball="in_hand_behind_head_string", is_break=True)
+    step = shot(facts(1, object_balls_to_cushion_on_break=[2, 3, 5, 8]), {}, "")
+    assert _results(initial, [step])[0]["fouls"] == []
+    step["shot"]["object_balls_to_cushion_on_break"] = ["2", 3, 5]
+    assert _results(initial, [step])[0]["fouls"] == ["CASSE1_FOUR_CUSHIONS"]
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "field"),
+    [
+        ("declarations.call.pocket", "bottom_left", "declarations.call.pocket"),
+        ("shot.cue_ball_pocketed", "sometimes", "shot.cue_ball_pocketed"),
+        ("declarations.call", "three in the corner", "declarations.call.ball"),
+        ("referee_fouls", ["foul_of_some_kind"], "referee_fouls[0]"),
+        ("type", "Shots", "type"),
+    ],
+    ids=["pocket", "flag", "call-text", "referee-foul", "step-type"],
+)
+def test_what_names_nothing_is_still_refused(path: str, value: Any, field: str) -> None:
+    step = copy.deepcopy(MADE)
+    _set(path, value)(step, {})
+    with pytest.raises(RulesInputError) as refused:
+        run_step(step, initial_state({"initial_state": MID}))
+    assert refused.value.field == field
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("cue_ball", "on the moon"), ("consecutive_fouls", {"A": "two"}), ("turn", "C")],
+)
+def test_bad_state_still_names_its_field(key: str, value: Any) -> None:
+    with pytest.raises(RulesInputError) as refused:
+        initial_state({"initial_state": {**MID, key: value}})
+    assert refused.value.field.startswith(f"state.{key}")
