@@ -100,6 +100,41 @@ def _with_rows(rack: Mapping[str, Any]) -> Mapping[str, Any]:
     return {**derived, **rack}
 
 
+_KEY_WORDS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("middle",), "ball_in_middle_of_three_row"),
+    (("apex", "spot"), "apex_on_foot_spot"),
+    (("foot", "spot"), "apex_on_foot_spot"),
+    (("apex",), "apex_ball"),
+    (("parallel",), "rows_parallel_to_foot_rail"),
+)
+"""Words of a rack key that say which item of Mise en place 1-3 it states, first match wins
+("ten_in_middle_of_three_row", "one_at_apex", "apex_on_spot", "rows_parallel")."""
+_BALL_OF_ITEM = {"ball_in_middle_of_three_row": 10, "apex_ball": 1}
+
+
+def _item_of(key: str) -> str | None:
+    words = key.lower()
+    return next((item for need, item in _KEY_WORDS if all(w in words for w in need)), None)
+
+
+def _with_item_names(rack: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The items a rack states under other keys, by their names here: a flag for the ball
+    items says whether the right ball is there (true: the 1 / the 10; false: not)."""
+    named: dict[str, Any] = {}
+    for key, value in rack.items():
+        item = _item_of(key) if isinstance(key, str) else None
+        if item is None or item in rack or item in named:
+            continue
+        if isinstance(value, list) and item == "ball_in_middle_of_three_row":
+            value = value[1] if len(value) == 3 else None  # the three-ball row itself
+        if value is None or isinstance(value, list | Mapping):
+            continue
+        if item in _BALL_OF_ITEM and isinstance(value, bool):
+            value = _BALL_OF_ITEM[item] if value else f"not the {_BALL_OF_ITEM[item]} ({key})"
+        named[item] = value
+    return {**rack, **named}
+
+
 def _value(raw: Any) -> Any:
     """A ball written as a string ("10") is that ball."""
     return int(raw) if isinstance(raw, str) and raw.strip().isdigit() else raw
@@ -120,7 +155,7 @@ def check_rack(rack: Any) -> RackCheck:
     """
     if not isinstance(rack, Mapping):
         raise RulesInputError("rack", f"expected an object, got {type(rack).__name__}")
-    rack = _with_rows(rack)
+    rack = _with_item_names(_with_rows(rack))
     if not any(key in rack for key, *_ in _CHECKS):
         names = ", ".join(key for key, *_ in _CHECKS)
         raise RulesInputError("rack", f"nothing to check: expected some of {names}")

@@ -173,3 +173,23 @@ def test_bad_state_still_names_its_field(key: str, value: Any) -> None:
     with pytest.raises(RulesInputError) as refused:
         initial_state({"initial_state": {**MID, key: value}})
     assert refused.value.field.startswith(f"state.{key}")
+
+
+@pytest.mark.parametrize(
+    ("rack", "valid"),
+    [
+        ({"one_at_apex": True, "apex_on_spot": True, "ten_in_middle": True}, True),
+        ({"one_at_apex": True, "apex_on_spot": True, "ten_in_middle": False}, False),
+        ({"apex_ball": 1, "apex_on_spot": False, "ten_in_middle": True}, False),
+        ({"apex": 1, "rows_parallel": False, "middle_of_three_row": 10}, False),
+        ({"apex": 2, "middle_of_three_row": 10}, False),
+        ({"apex_ball": 1, "middle_row": [4, 10, 5]}, True),
+        ({"apex_ball": 1, "middle_row": [4, 5, 10]}, False),
+    ],
+    ids=["flags", "ten-not-middle", "off-spot", "not-parallel", "apex-2", "row", "row-bad"],
+)
+def test_rack_items_under_other_keys(rack: dict[str, Any], valid: bool) -> None:
+    """Mise en place 1-3 stated with other keys: the 1 at the apex on the foot spot, rows
+    parallel to the foot cushion, the 10 in the middle of the three-ball row."""
+    result, _ = run_step({"type": "Rack Check", "rack": rack}, initial_state({}))
+    assert result["rack_valid"] is valid
