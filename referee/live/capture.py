@@ -24,7 +24,12 @@ logger = logging.getLogger(__name__)
 
 
 class FrameSource(Protocol):
-    """What the service needs from a frame source (vision.sources implements it)."""
+    """What the service needs from a frame source (vision.sources implements it).
+
+    A file source may also have `skip() -> bool`: pass over its next frame without decoding
+    it (False at the end); a file played in real time then skips the frames it is too late
+    for instead of decoding and dropping them.
+    """
 
     @property
     def fps(self) -> float: ...
@@ -130,6 +135,33 @@ class SourceStatus:
         return asdict(self)
 
 
+@dataclass(slots=True)
+class _Pace:
+    """When each frame of a file played in real time is due: frame `first_index` at
+    `start_s` (monotonic s), the others `period_s` apart."""
+
+    period_s: float
+    start_s: float | None = None
+    first_index: int = 0
+    next_index: int = 0
+    """The index of the next frame the source gives."""
+
+    @property
+    def started(self) -> bool:
+        return self.start_s is not None
+
+    def restart(self, now_s: float, index: int) -> None:
+        self.start_s, self.first_index = now_s, index
+
+    def due_s(self, index: int) -> float:
+        assert self.start_s is not None
+        return self.start_s + (index - self.first_index) * self.period_s
+
+    def late(self, index: int, now_s: float, frames: int) -> bool:
+        """Frame `index` is more than `frames` frames late at `now_s`."""
+        return now_s - self.due_s(index) > frames * self.period_s
+
+
 class CaptureThread(threading.Thread):
     """Reads a source into a mailbox at the source's own rate.
 
@@ -223,37 +255,62 @@ class CaptureThread(threading.Thread):
     def _pump(self, source: FrameSource, live: bool) -> None:
         fps = float(source.fps) if source.fps and source.fps > 0 else 30.0
         self.status.fps = fps
-        period_s = 1.0 / fps
-        clock_start_s: float | None = None  # when the first frame arrived
-        first_index = 0
+        pace = _Pace(1.0 / fps)
+        paced = not live and self.realtime
+        skips = paced and callable(getattr(source, "skip", None))
         previous_time_s: float | None = None
         self._set_state("live")
         while not self._stop_event.is_set():
+            if skips and pace.started and self._skipped_late(source, pace):
+                continue
             frame = source.read()
             now_s = time.monotonic()
             if frame is None:
                 self._set_state(*(("reconnecting", "the stream stopped delivering frames")
                                   if live else ("ended", "end of file")))  # fmt: skip
                 return
-            if clock_start_s is None:
-                clock_start_s, first_index = now_s, frame.index
+            pace.next_index = frame.index + 1
+            if not pace.started:
+                pace.restart(now_s, frame.index)
             elif not live and self._ready is not None and not self._ready.is_set():
                 self._wait_until_ready()
                 now_s = time.monotonic()
-                clock_start_s, first_index = now_s, frame.index
-            if not live and self.realtime:
-                due_s = clock_start_s + (frame.index - first_index) * period_s
-                if now_s - due_s > self.late_drop_frames * period_s:  # drop rather than lag
+                pace.restart(now_s, frame.index)
+            if paced:
+                # drop rather than lag; a frame chosen before its decode is never wasted
+                if not skips and pace.late(frame.index, now_s, self.late_drop_frames):
                     self.status.dropped += 1
                     continue
-                if due_s > now_s:
-                    self._stop_event.wait(due_s - now_s)
-                    now_s = time.monotonic()
+                now_s = self._wait_until(pace.due_s(frame.index), now_s)
             elif live and previous_time_s is not None:
-                gap = (frame.time_s - previous_time_s) / period_s
+                gap = (frame.time_s - previous_time_s) / pace.period_s
                 self.status.dropped += max(0, round(gap) - 1)
             previous_time_s = frame.time_s
             self._deliver(frame, now_s)
+
+    def _wait_until(self, due_s: float, now_s: float) -> float:
+        """Wait (unless stopped) until `due_s`; returns the monotonic time after it."""
+        if due_s <= now_s:
+            return now_s
+        self._stop_event.wait(due_s - now_s)
+        return time.monotonic()
+
+    def _skipped_late(self, source: FrameSource, pace: _Pace) -> bool:
+        """Pass over the next frame of a file played in real time without decoding it when
+        it is already `late_drop_frames` late, for a source that can (`skip() -> bool`):
+        decoding frames only to drop them would put the capture further behind, and takes
+        the CPU the pipeline needs. A frame that is decoded is then delivered however long
+        its decode took, so a file that decodes slower than its frame rate still gives
+        every few frames, as a camera's driver queue would, instead of none."""
+        if self._ready is not None and not self._ready.is_set():
+            return False
+        if not pace.late(pace.next_index, time.monotonic(), self.late_drop_frames):
+            return False
+        if not source.skip():  # type: ignore[attr-defined]  # the end: the read says so
+            return False
+        self.status.dropped += 1
+        pace.next_index += 1
+        return True
 
     def _rebased(self, frame: Frame, now_s: float) -> Frame:
         """The frame numbered and timed after everything delivered before it.

@@ -131,6 +131,46 @@ def test_realtime_capture_drops_frames_it_is_late_for() -> None:
     assert delivered == sorted(delivered)
 
 
+@dataclass
+class SkippingSource(FakeSource):
+    """A file whose decode (`read`) is slower than its frame rate and that can skip frames
+    without decoding them, as vision's file sources can."""
+
+    decoded: list[int] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+
+    def read(self) -> Frame | None:
+        frame = super().read()
+        if frame is not None:
+            self.decoded.append(frame.index)
+        return frame
+
+    def skip(self) -> bool:
+        if self.index >= self.frames:
+            return False
+        self.skipped.append(self.index)
+        self.index += 1
+        return True
+
+
+def test_realtime_capture_skips_late_frames_without_decoding_them() -> None:
+    """A file that decodes at a third of its frame rate: the frames the capture is too late
+    for are passed over undecoded, and every frame it decodes reaches the pipeline (it used
+    to decode every frame and, once behind, drop each one it had decoded)."""
+    source = SkippingSource(40, fps=100.0, read_delay_s=0.03)
+    mailbox = FrameMailbox(capacity=100)
+    capture = CaptureThread(lambda: source, mailbox, realtime=True)
+    capture.start()
+    capture.join(5)
+    delivered = _drain(mailbox)
+    assert capture.status.state == "ended"
+    assert source.skipped, "late frames are skipped"
+    assert delivered == source.decoded, "no decoded frame is wasted"
+    assert sorted(source.decoded + source.skipped) == list(range(40))
+    assert capture.status.dropped == len(source.skipped)
+    assert len(delivered) >= 40 // 6, "a slow file still gives every few frames"
+
+
 def test_live_source_reconnects_with_backoff_and_reports_it() -> None:
     opener = FlakyOpener(failures=2)
     mailbox = FrameMailbox(capacity=1000)

@@ -14,7 +14,7 @@ from websockets.sync.client import connect
 
 from referee.live.connections import ConnectionManager
 from referee.live.settings import LiveSettings
-from tests.referee.live.helpers import break_script, receive_until, serve, wait_for, write_video
+from tests.referee.live.helpers import break_script, receive_until, serve, write_video
 
 
 class FakeSocket:
@@ -61,7 +61,11 @@ def test_a_stuck_viewer_is_dropped_and_the_others_get_everything() -> None:
     assert manager.count == 1
 
 
-def test_twenty_viewers_do_not_slow_a_60_fps_capture(tmp_path: Path) -> None:
+def test_twenty_viewers_each_get_every_event_and_the_call(tmp_path: Path) -> None:
+    """Twenty viewers on one service each receive every event of the shot, in order, and its
+    call; none is dropped as slow. The file is read losslessly (every frame processed), so
+    what is checked does not depend on the machine's load; the speed (no frame dropped at
+    60 fps, p99 latency with 20 viewers) is measured by tests/benchmarks/bench_live.py."""
     frames, fps = 120, 60.0
     video = write_video(tmp_path / "clip60.avi", frames, fps, size=(640, 360))
     pipeline = break_script(strike=20, end=60)
@@ -69,7 +73,7 @@ def test_twenty_viewers_do_not_slow_a_60_fps_capture(tmp_path: Path) -> None:
     # the file plays once the pipeline is built: build it when the viewers are all there, so
     # the whole clip plays to them however slowly a loaded machine connects them
     viewers_in = threading.Event()
-    settings = LiveSettings(source=str(video), db=tmp_path / "l.sqlite3", realtime=True)
+    settings = LiveSettings(source=str(video), db=tmp_path / "l.sqlite3", realtime=False)
     make = lambda frame: viewers_in.wait(30) and pipeline  # noqa: E731
     with serve(settings, make_pipeline=make) as server, httpx.Client() as client:
         body = {"players": {"A": "A1", "B": "B1"}, "breaker": "A"}
@@ -79,20 +83,16 @@ def test_twenty_viewers_do_not_slow_a_60_fps_capture(tmp_path: Path) -> None:
                 stack.enter_context(connect(server.ws_url, max_queue=None)) for _ in range(20)
             ]
             viewers_in.set()
-            for ws in viewers:
-                receive_until(ws, "call")
-            health = wait_for(
-                lambda: (
-                    (h := client.get(f"{server.url}/api/health").json())["source"]["state"]
-                    == "ended"
-                    and h
-                ),
-                what="the video to end",
-            )
-    assert health["source"]["frames"] == frames, health
-    assert health["source"]["dropped"] == 0
+            received = [receive_until(ws, "call", timeout_s=30) for ws in viewers]
+        health = client.get(f"{server.url}/api/health").json()
+    expected = [(e.kind.value, e.frame) for frame in sorted(pipeline.events)
+                for e in pipeline.events[frame]]  # fmt: skip
+    for call, seen in received:
+        got = [(m["kind"], m["frame"]) for m in seen if m["type"] == "event"]
+        assert got == expected
+        assert call["result"]["remain_pocketed"] == [3]
+        assert call["result"]["foul"] is False
     assert health["viewers"]["dropped_slow"] == 0
-    assert health["latency_ms"]["event_p50"] < 100  # p99 <= 100 ms: see bench_live.py
 
 
 def test_an_outage_shows_in_health_and_on_the_websocket(tmp_path: Path) -> None:
