@@ -93,21 +93,42 @@ def _balls(value: Any, where: str) -> tuple[int, ...]:
     return tuple(balls)
 
 
+def _break_and_cue_ball(d: Mapping[str, Any], balls: tuple[int, ...]) -> tuple[bool, CueBall]:
+    """`is_break` and `cue_ball`, each from the other when one is left out: a break has the
+    cue ball in hand behind the head string (Casse 1), any other shot has it in position
+    unless a foul gave ball in hand; with neither given, a full rack of ten is the break."""
+    raw_cue, raw_break = d.get("cue_ball"), d.get("is_break")
+    if raw_cue is not None:
+        cue_ball = _cue_ball(raw_cue)
+        default_break = cue_ball is CueBall.IN_HAND_BEHIND_HEAD_STRING
+        return as_bool(
+            raw_break if raw_break is not None else default_break, "state.is_break"
+        ), cue_ball
+    is_break = (
+        as_bool(raw_break, "state.is_break") if raw_break is not None else _full_rack(d, balls)
+    )
+    return is_break, CueBall.IN_HAND_BEHIND_HEAD_STRING if is_break else CueBall.IN_POSITION
+
+
+def _full_rack(d: Mapping[str, Any], balls: tuple[int, ...]) -> bool:
+    """Ten balls and no push-out pending (Push-out 1 comes after the break): the break."""
+    return len(balls) == 10 and not as_bool(d.get("push_out_available"), "state.push_out_available")
+
+
 def parse_state(data: Any) -> GameState:
     """Read a rules.md §3 state dict."""
     d = as_mapping(data, "state")
-    cue_ball = _cue_ball(d.get("cue_ball", CueBall.IN_HAND_BEHIND_HEAD_STRING.value))
+    balls = _balls(d.get("balls_on_table", list(range(1, 11))), "state.balls_on_table")
+    is_break, cue_ball = _break_and_cue_ball(d, balls)
     winner = d.get("rack_winner")
     pending = _pending(d.get("pending_option"))
-    turn = pending.holder.value if pending else d.get("turn", "A")
     breaker = as_player(d.get("breaker", "A"), "state.breaker")
+    turn = pending.holder.value if pending else d.get("turn", breaker.value)
     return GameState(
-        balls_on_table=_balls(d.get("balls_on_table", list(range(1, 11))), "state.balls_on_table"),
+        balls_on_table=balls,
         turn=None if turn is None else as_player(turn, "state.turn"),
         breaker=breaker,
-        is_break=as_bool(
-            d.get("is_break", cue_ball is CueBall.IN_HAND_BEHIND_HEAD_STRING), "state.is_break"
-        ),
+        is_break=is_break,
         push_out_available=as_bool(d.get("push_out_available"), "state.push_out_available"),
         cue_ball=cue_ball,
         consecutive_fouls=_per_player_ints(d.get("consecutive_fouls"), "state.consecutive_fouls"),

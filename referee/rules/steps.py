@@ -207,6 +207,10 @@ def scenario_config(scenario: Mapping[str, Any], base: RulesConfig = DEFAULT_CON
 
 
 def initial_state(scenario: Mapping[str, Any]) -> GameState:
-    """The scenario's `initial_state` (a fresh rack, A to break, when absent)."""
+    """The scenario's `initial_state`, else its first step's `state_before`, else a fresh
+    rack with A to break."""
     raw = scenario.get("initial_state")
+    steps = scenario.get("steps")
+    if raw is None and isinstance(steps, list) and steps and isinstance(steps[0], Mapping):
+        raw = steps[0].get("state_before")  # the first step's state, when written there
     return GameState() if raw is None else GameState.from_json(raw)

@@ -193,3 +193,34 @@ def test_rack_items_under_other_keys(rack: dict[str, Any], valid: bool) -> None:
     parallel to the foot cushion, the 10 in the middle of the three-ball row."""
     result, _ = run_step({"type": "Rack Check", "rack": rack}, initial_state({}))
     assert result["rack_valid"] is valid
+
+
+@pytest.mark.parametrize(
+    ("written", "is_break", "cue_ball", "turn"),
+    [
+        ({"balls_on_table": list(range(3, 11)), "turn": "B"}, False, "in_position", "B"),
+        (
+            {"balls_on_table": list(range(1, 11)), "breaker": "B"},
+            True,
+            "in_hand_behind_head_string",
+            "B",
+        ),
+        ({"is_break": False}, False, "in_position", "A"),
+        ({"push_out_available": True, "turn": "B"}, False, "in_position", "B"),
+        ({"cue_ball": "in_hand_anywhere", "turn": "B"}, False, "in_hand_anywhere", "B"),
+        ({}, True, "in_hand_behind_head_string", "A"),
+    ],
+    ids=["mid-rack", "full-rack", "not-break", "push-out-next", "in-hand", "empty"],
+)
+def test_a_state_that_leaves_fields_out(
+    written: dict[str, Any], is_break: bool, cue_ball: str, turn: str
+) -> None:
+    """Casse 1: the break, and only the break, has the cue ball in hand behind the head
+    string; a state that gives one of the two implies the other; the breaker breaks."""
+    game = initial_state({"initial_state": written}).to_json()
+    assert (game["is_break"], game["cue_ball"], game["turn"]) == (is_break, cue_ball, turn)
+
+
+def test_the_first_steps_state_before_stands_for_a_missing_initial_state() -> None:
+    step = {**copy.deepcopy(MADE), "state_before": MID}
+    assert initial_state({"steps": [step]}) == initial_state({"initial_state": MID})
