@@ -15,6 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from calibration.table import Pocket
+from referee.rules.aliases import CHOICE_KEYS, option_choice_word
+from referee.rules.errors import RulesInputError
+from referee.rules.parse import parse_referee_fouls
+from referee.rules.readers import as_ball, as_player, pocket_name
 from referee.rules.shot import RefereeFoul
 
 PLAYERS = ("A", "B")
@@ -126,8 +130,8 @@ def _combine(entries: list[Entry]) -> ShotDeclarations:
             declarations["push_out"] = True
         elif entry.type == "safety":
             declarations["safety_intended"] = True
-        elif entry.type == "referee_foul" and d["foul"] not in fouls:
-            fouls.append(d["foul"])
+        elif entry.type == "referee_foul":
+            fouls += [f for f in d["fouls"] if f not in fouls]
         elif entry.type == "warning":
             warnings.append(d["player"])
         elif entry.type == "option_choice":
@@ -140,39 +144,123 @@ def _check(condition: bool, where: str, message: str) -> None:
         raise DeclarationsError(f"{where}: {message}")
 
 
-def _check_fields(kind: str, data: dict[str, Any], where: str) -> None:
+def _ball(data: dict[str, Any], where: str) -> int:
+    try:
+        return as_ball(data.get("ball"), "ball")
+    except RulesInputError:
+        raise DeclarationsError(
+            f"{where}: 'ball' must be 1..10, got {data.get('ball')!r}"
+        ) from None
+
+
+def _pocket(value: Any, where: str) -> str:
+    name = pocket_name(value)
+    _check(name in POCKETS, where, f"'pocket' must be one of {POCKETS}, got {value!r}")
+    return str(name)
+
+
+def _call(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """A call: ball 1..10 ("3" too) and pocket (any spelling of rules.md §3); an obvious
+    call may leave the pocket out (D2, I-29); a source other than 'obvious' ("voice",
+    "tablet") is an announcement."""
+    source = data.get("source", "announced")
+    _check(isinstance(source, str), where, "'source' must be 'announced' or 'obvious'")
+    obvious = "obvious" in str(source).lower()
+    pocket = data.get("pocket")
+    out = {**data, "ball": _ball(data, where), "source": "obvious" if obvious else "announced"}
+    if pocket is None and obvious:
+        return {**out, "pocket": None}
+    return {**out, "pocket": _pocket(pocket, where)}
+
+
+def _referee_fouls(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """One foul ('foul', or 'code'/'name'), or several ('fouls'), by rules.md §4 name, code
+    ("F6") or another name ("out_of_turn")."""
+    raw = data.get("fouls", next((data[k] for k in ("foul", "code", "name") if k in data), None))
+    try:
+        fouls = parse_referee_fouls(raw)
+    except RulesInputError:
+        fouls = ()
+    _check(bool(fouls), where, f"'foul' must be one of {REFEREE_FOULS}, got {raw!r}")
+    return {**data, "foul": fouls[0].value, "fouls": [f.value for f in fouls]}
+
+
+def _player(data: dict[str, Any], where: str) -> dict[str, Any]:
+    try:
+        return {**data, "player": as_player(data.get("player"), "player").value}
+    except RulesInputError:
+        raise DeclarationsError(
+            f"{where}: 'player' must be 'A' or 'B', got {data.get('player')!r}"
+        ) from None
+
+
+def _normalised(kind: str, data: dict[str, Any], where: str) -> dict[str, Any]:
+    """The line's fields checked and written the one way the pipeline reads them."""
     if kind == "call":
-        ball = data.get("ball")
-        _check(
-            isinstance(ball, int) and not isinstance(ball, bool) and 1 <= ball <= 10,
-            where,
-            f"'ball' must be 1..10, got {ball!r}",
-        )
-        _check(data.get("pocket") in POCKETS, where, f"'pocket' must be one of {POCKETS}")
-        _check(
-            data.get("source", "announced") in ("announced", "obvious"),
-            where,
-            "'source' must be 'announced' or 'obvious'",
-        )
-    elif kind == "break_announce_10":
-        pocket = data.get("pocket")
-        _check(pocket is None or pocket in POCKETS, where, f"'pocket' must be one of {POCKETS}")
-    elif kind == "option_choice":
-        _check(
-            data.get("choice") in ("shoot", "hand_back"),
-            where,
-            "'choice' must be shoot or hand_back",
-        )
-    elif kind == "referee_foul":
-        _check(data.get("foul") in REFEREE_FOULS, where, f"'foul' must be one of {REFEREE_FOULS}")
-    elif kind == "warning":
-        _check(data.get("player") in PLAYERS, where, "'player' must be 'A' or 'B'")
+        return _call(data, where)
+    if kind == "break_announce_10" and data.get("pocket") is not None:
+        return {**data, "pocket": _pocket(data["pocket"], where)}
+    if kind == "option_choice":
+        raw = next((data[k] for k in CHOICE_KEYS if data.get(k) is not None), None)
+        choice = option_choice_word(raw)
+        _check(choice in ("shoot", "hand_back"), where, "'choice' must be shoot or hand_back")
+        return {**data, "choice": choice}
+    if kind == "referee_foul":
+        return _referee_fouls(data, where)
+    if kind == "warning":
+        return _player(data, where)
+    return data
+
+
+_TYPE_ALIASES = {
+    "foul": "referee_foul",
+    "fouls": "referee_foul",
+    "referee_fouls": "referee_foul",
+    "pushout": "push_out",
+    "option": "option_choice",
+    "choice": "option_choice",
+    "warn": "warning",
+    "announce_10": "break_announce_10",
+    "ten_announced": "break_announce_10",
+    "called_shot": "call",
+}
+"""Line types by their other names."""
+
+
+_TYPE_BY_KEY = (
+    ("foul", "referee_foul"),
+    ("fouls", "referee_foul"),
+    ("choice", "option_choice"),
+    ("ball", "call"),
+)
+"""A line without a type is the kind its one telling key says."""
+
+
+def _kind(data: dict[str, Any]) -> Any:
+    kind = data.get("type")
+    if kind is None:
+        return next((k for key, k in _TYPE_BY_KEY if key in data), None)
+    if not isinstance(kind, str):
+        return kind
+    word = kind.strip().lower().replace("-", "_").replace(" ", "_")
+    return _TYPE_ALIASES.get(word, word)
+
+
+def _number(value: Any) -> Any:
+    """A shot number or time written as text ("3", "12.5") is that number."""
+    if isinstance(value, str):
+        try:
+            return float(value) if "." in value else int(value)
+        except ValueError:
+            return value
+    return value
 
 
 def _entry(data: dict[str, Any], where: str, line: int) -> Entry:
-    kind = data.get("type")
-    _check(kind in TYPES, where, f"'type' must be one of {TYPES}, got {kind!r}")
-    shot, time_s = data.get("shot"), data.get("time_s")
+    kind = _kind(data)
+    _check(kind in TYPES, where, f"'type' must be one of {TYPES}, got {data.get('type')!r}")
+    shot = _number(data.get("shot", data.get("shot_number")))
+    time_s = _number(data.get("time_s", data.get("time")))
     _check(
         (shot is None) != (time_s is None),
         where,
@@ -184,12 +272,13 @@ def _entry(data: dict[str, Any], where: str, line: int) -> Entry:
         f"'shot' must be a shot number >= 1, got {shot!r}",
     )
     _check(
-        time_s is None or (isinstance(time_s, int | float) and time_s >= 0),
+        time_s is None
+        or (isinstance(time_s, int | float) and not isinstance(time_s, bool) and time_s >= 0),
         where,
         f"'time_s' must be a time in seconds >= 0, got {time_s!r}",
     )
-    _check_fields(str(kind), data, where)
-    return Entry(str(kind), shot, None if time_s is None else float(time_s), data, line)
+    fields = _normalised(str(kind), data, where)
+    return Entry(str(kind), shot, None if time_s is None else float(time_s), fields, line)
 
 
 def _match_line(data: dict[str, Any], where: str) -> tuple[dict[str, str], str]:
@@ -200,9 +289,11 @@ def _match_line(data: dict[str, Any], where: str) -> tuple[dict[str, str], str]:
         "'players' must be an object with keys 'A' and 'B'",
     )
     names = {p: str(players.get(p, p)) for p in PLAYERS}
-    breaker = data.get("breaker", "A")
-    _check(breaker in PLAYERS, where, "'breaker' must be 'A' or 'B'")
-    return names, str(breaker)
+    try:
+        breaker = as_player(data.get("breaker", "A"), "breaker").value
+    except RulesInputError:
+        raise DeclarationsError(f"{where}: 'breaker' must be 'A' or 'B'") from None
+    return names, breaker
 
 
 def parse_declarations(text: str, source: str = "declarations") -> DeclarationLog:
@@ -222,7 +313,7 @@ def parse_declarations(text: str, source: str = "declarations") -> DeclarationLo
         except json.JSONDecodeError as error:
             raise DeclarationsError(f"{where}: not valid JSON: {error}") from None
         _check(isinstance(data, dict), where, "expected a JSON object")
-        if data.get("type") == "match":
+        if _kind(data) == "match":
             players, breaker = _match_line(data, where)
         else:
             entries.append(_entry(data, where, number))

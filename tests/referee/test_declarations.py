@@ -162,3 +162,60 @@ def test_a_declared_call_is_never_replaced() -> None:
     declared = ShotDeclarations({"call": {"ball": 7, "pocket": "foot_left", "source": "announced"}})
     filled, assumptions = assume_call(declared, FACTS_POT, False)
     assert filled is declared and assumptions == []
+
+
+WRITTEN_BY_HAND = """\
+{"type": "Match", "breaker": "b"}
+{"shot": "2", "type": "Call", "ball": "3", "pocket": "foot left corner"}
+{"shot": 3, "type": "pushout"}
+{"shot": 3, "type": "option", "choice": "give the table back"}
+{"shot": 4, "type": "foul", "fouls": ["F6", "out_of_turn"]}
+{"shot": 4, "type": "warning", "player": "player a"}
+{"shot": 5, "ball": 4, "pocket": "FR", "source": "obvious"}
+{"shot": 6, "ball": 10, "source": "obvious"}
+{"shot": 7, "choice": "accept"}
+{"time": "20.5", "type": "referee_foul", "foul": "Fautes 13"}
+"""
+
+
+def test_lines_written_by_hand_read_as_the_documented_form() -> None:
+    """What a referee types: other spellings of types, balls, pockets, fouls (codes too),
+    choices and players; a line without a type is the kind its key says."""
+    log = parse_declarations(WRITTEN_BY_HAND)
+    assert log.breaker == "B"
+    assert log.for_shot(2, 5.0, 1.0).declarations["call"] == {
+        "ball": 3,
+        "pocket": "foot_left",
+        "source": "announced",
+    }
+    third = log.for_shot(3, 9.0, 5.0)
+    assert third.declarations == {"push_out": True}
+    assert third.option_choice == "hand_back"
+    fourth = log.for_shot(4, 12.0, 9.0)
+    assert fourth.referee_fouls == ("ball_touched", "played_out_of_turn")
+    assert fourth.warnings == ("A",)
+    assert log.for_shot(5, 14.0, 12.0).declarations["call"]["pocket"] == "foot_right"
+    assert log.for_shot(6, 16.0, 14.0).declarations["call"] == {
+        "ball": 10,
+        "pocket": None,
+        "source": "obvious",
+    }  # D2 / I-29: an obvious call needs no pocket
+    assert log.for_shot(7, 18.0, 16.0).option_choice == "shoot"
+    assert log.for_shot(8, 21.0, 18.0).referee_fouls == ("slow_play",)
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ('{"shot": 2, "type": "call", "ball": 3}', "'pocket'"),
+        ('{"shot": 2, "type": "call", "ball": "three", "pocket": "foot_left"}', "'ball'"),
+        ('{"shot": 2, "type": "foul", "fouls": ["rude", "loud"]}', "'foul'"),
+        ('{"shot": "second", "type": "push_out"}', "'shot'"),
+        ('{"shot": 2, "type": "warning", "player": "referee"}', "'player'"),
+        ('{"shot": 2, "comment": "nice shot"}', "'type'"),
+    ],
+    ids=["announced-call-without-pocket", "ball-word", "fouls", "shot-word", "player", "no-type"],
+)
+def test_what_still_names_nothing_is_refused_with_line_and_field(line: str, field: str) -> None:
+    with pytest.raises(DeclarationsError, match=f"decl:2: .*{field}"):
+        parse_declarations('{"type": "match"}\n' + line, "decl")
