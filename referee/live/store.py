@@ -13,6 +13,7 @@ only a power loss may lose the last few milliseconds.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -97,16 +98,58 @@ class MatchNotFoundError(LookupError):
     """No match with that id in the database."""
 
 
+class StoreInUseError(RuntimeError):
+    """Another running service holds the database (two tables given the same --db)."""
+
+
+def _hold(path: Path) -> Any:
+    """An open lock file beside the database, locked for this process alone.
+
+    Two services on one database would share its current match: the second table would
+    resume the first one's match and each would overwrite what the other started. The lock
+    is the kernel's (flock): a killed service (kill -9) releases it with its process, so a
+    restart is never refused by a stale lock.
+
+    Raises:
+        StoreInUseError: another process holds it; the message names that process.
+    """
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock, as before
+        return None
+    handle = path.with_name(path.name + ".lock").open("a+")
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as error:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise StoreInUseError(
+            f"the match database {path} is in use by {holder}: each table needs its own "
+            "database (--db), and a service must stop before another takes its database"
+        ) from error
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"tenball serve (pid {os.getpid()})\n")
+    handle.flush()
+    return handle
+
+
 class MatchStore:
     """The database of live matches. Thread safe (one connection behind a lock).
 
     Args:
         path: the SQLite file; created with its folder when missing. ":memory:" for tests.
+
+    Raises:
+        StoreInUseError: another open store (another service) holds the file.
     """
 
     def __init__(self, path: str | Path) -> None:
+        self._held = None
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self._held = _hold(Path(path))
         self.path = str(path)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -122,6 +165,9 @@ class MatchStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+        if self._held is not None:
+            self._held.close()  # releases the lock
+            self._held = None
 
     def _insert(self, sql: str, values: tuple[Any, ...]) -> int:
         with self._lock:

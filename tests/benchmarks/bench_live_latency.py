@@ -15,7 +15,11 @@ on the clip with the same database, as a club that sets the match up before the 
 Frame capture times come from the service's own messages (`captured_s`, CLOCK_MONOTONIC,
 shared by processes); the overlay's times from the page's clock (epoch ms), converted.
 
-Run: ``.venv/bin/python tests/benchmarks/bench_live_latency.py CLIP_DIR [--no-browser]``
+`--truth-detector` feeds the clip's true ball positions instead of the detector (the rest of
+the pipeline is real), for the service's own latency on a machine too busy for the detector.
+
+Run: ``.venv/bin/python tests/benchmarks/bench_live_latency.py CLIP_DIR [--no-browser]
+[--truth-detector]``
 """
 
 from __future__ import annotations
@@ -64,10 +68,13 @@ WATCH_JS = """
 """
 
 
-def _serve(args: list[str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """`tenball serve ARGS` in a child process; returns it and its base URL."""
+def _serve(args: list[str], log: Path, truth: Path | None = None) -> tuple[Any, str]:
+    """`tenball serve ARGS` in a child process (with `truth`: this file's truth-fed server of
+    that clip); returns it and its base URL."""
     command = [sys.executable, "-c", "import sys; from referee.cli import main; sys.exit(main())",
                "serve", "--port", "0", "--token", TOKEN, *args]  # fmt: skip
+    if truth is not None:
+        command = [sys.executable, __file__, str(truth), "--child-db", args[-1]]
     handle = log.open("ab")
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=handle)
     assert process.stdout is not None
@@ -124,7 +131,9 @@ def _ms(value: float | None) -> str:
 def _report(clip: Path, messages: list[tuple[float, dict[str, Any]]], seen: Any) -> None:
     drops, shots, fps = _truth(clip)
     # the camera's clock: frame f exists at start + f / fps (the earliest capture of any frame)
-    stamps = [(m["frame"], m["captured_s"]) for _, m in messages if m.get("type") == "balls"]
+    # (frame 0 is captured before the pipeline is built; the pace starts after it)
+    stamps = [(m["frame"], m["captured_s"]) for _, m in messages
+              if m.get("type") == "balls" and m["frame"] > 0]  # fmt: skip
     start_s = min(c - f / fps for f, c in stamps)
     epoch_minus_mono = time.time() - time.monotonic()
     pocket_msgs = [(t, m) for t, m in messages if m.get("type") == "event"
@@ -155,14 +164,41 @@ def _report(clip: Path, messages: list[tuple[float, dict[str, Any]]], seen: Any)
         print(f"calls received {len(calls)}, shots in the truth {len(shots)}")
 
 
+def _truth_server(clip: Path, db: Path) -> int:
+    """Child process: the service on `clip` at camera pace, detections from its truth."""
+    import uvicorn
+
+    from calibration.io import load_calibration
+    from referee.live.app import create_app
+    from referee.live.listen import bound_port, listen
+    from referee.live.settings import LiveSettings
+    from referee.pipeline import Pipeline
+    from tests.referee.live.helpers import CsvTruthDetector
+
+    calibration = load_calibration(clip / "calibration.json")
+    detector = CsvTruthDetector(clip / "truth" / "tracks.csv")
+    sock = listen("127.0.0.1", 0)
+    settings = LiveSettings(source=str(clip / "video.mp4"), db=db, realtime=True,
+                            port=bound_port(sock), token=TOKEN)  # fmt: skip
+    app = create_app(settings, make_pipeline=lambda frame: Pipeline(calibration, detector=detector))
+    print(f"overlay http://127.0.0.1:{bound_port(sock)}/overlay", flush=True)
+    config = uvicorn.Config(app, host="127.0.0.1", port=bound_port(sock), log_level="warning")
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("clip", type=Path)
     parser.add_argument("--no-browser", action="store_true")
     parser.add_argument("--tail-s", type=float, default=8.0, help="wait after the file ends")
     parser.add_argument("--messages", type=Path, help="write the received messages here")
+    parser.add_argument("--truth-detector", action="store_true", help="detections from truth")
+    parser.add_argument("--child-db", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     clip = args.clip.resolve()
+    if args.child_db is not None:
+        return _truth_server(clip, args.child_db)
     work = Path(tempfile.mkdtemp(prefix="bench-live-latency-"))
     db, log = work / "match.sqlite3", work / "serve.log"
     match = next(json.loads(x) for x in (clip / "declarations.jsonl").read_text().splitlines()
@@ -175,7 +211,8 @@ def main() -> int:
     setup.wait(10)
 
     source = ["--source", str(clip / "video.mp4"), "--calibration", str(clip / "calibration.json")]
-    process, url = _serve([*source, "--realtime", "--db", str(db)], log)
+    truth = clip if args.truth_detector else None
+    process, url = _serve([*source, "--realtime", "--db", str(db)], log, truth)
     messages: list[tuple[float, dict[str, Any]]] = []
     stop = threading.Event()
     browser = None
