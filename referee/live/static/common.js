@@ -143,11 +143,29 @@ const Tenball = (() => {
     return match && match.players && match.players[p] ? match.players[p] : p;
   }
 
-  // One line for a call, e.g. "FOUL (F2) – Bob has ball in hand".
+  // A few words per foul code (rules.md F and B), for people who do not know the codes.
+  const FOUL_WORDS = {
+    CASSE1_FIRST_CONTACT: "the break did not hit the 1 first",
+    CASSE1_FOUR_CUSHIONS: "fewer than four balls to a cushion on the break",
+    F1: "cue ball pocketed or off the table", F2: "wrong ball first", F3: "no cushion after contact",
+    F4: "no foot on the floor", F5: "ball off the table", F6: "ball touched", F7: "double hit",
+    F8: "push shot", F9: "ball still moving", F10: "cue ball placed wrong",
+    F11: "cue laid on the table", F12: "played out of turn", F13: "slow play",
+  };
+
+  // The foul codes in the words of the rules ("F2", "Casse 1"), each once.
+  function foulCodes(fouls) {
+    return [...new Set((fouls || []).map((f) => (f.startsWith("CASSE1") ? "Casse 1" : f)))];
+  }
+
+  // One line for a call, e.g. "FOUL F2 – wrong ball first".
   function callHeadline(call, match) {
     const r = call.result || {};
     if (r.rack_winner) return `${playerName(match, r.rack_winner)} wins the rack`;
-    if (r.foul) return `FOUL ${(r.fouls || []).join(" ")}`;
+    if (r.foul) {
+      const words = (r.fouls || []).map((f) => FOUL_WORDS[f] || f).join(", ");
+      return `FOUL ${foulCodes(r.fouls).join(" ")}${words ? ` – ${words}` : ""}`;
+    }
     if (r.option) return `Option to ${playerName(match, r.option.holder)}`;
     return r.turn_ends ? "Legal – turn passes" : "Legal – continues";
   }
@@ -172,5 +190,11 @@ const Tenball = (() => {
     return s.message && s.state !== "live" ? `${text}: ${s.message}` : text;
   }
 
-  return { createTable, connect, callHeadline, callDetail, sourceText, playerName, POCKETS, POCKET_LABEL, BALL_COLOURS };
+  // The ball a player must hit first: the lowest on the table (null when none is left).
+  function ballOn(rules) {
+    const left = (rules && rules.balls_on_table) || [];
+    return left.length ? Math.min(...left) : null;
+  }
+
+  return { createTable, connect, callHeadline, callDetail, sourceText, playerName, ballOn, POCKETS, POCKET_LABEL, BALL_COLOURS, FOUL_WORDS };
 })();

@@ -22,6 +22,46 @@
       document.getElementById(`wins-${p}`).textContent = match.rack_wins[p];
     }
     document.getElementById("rack").textContent = `rack ${match.rack}`;
+    renderStatus(rules, match.declarations || {});
+  }
+
+  function ballChip(number) {
+    const chip = document.createElement("span");
+    chip.className = number > 8 ? "chip striped" : "chip";
+    chip.style.setProperty("--ball", Tenball.BALL_COLOURS[number]);
+    chip.textContent = String(number);
+    return chip;
+  }
+
+  // Under the scoreboard: the break, or the ball on (the lowest: it must be hit first),
+  // then ball in hand, a push-out, an open option and the called shot.
+  function renderStatus(rules, declared) {
+    const box = document.getElementById("status");
+    const parts = [];
+    const on = Tenball.ballOn(rules);
+    if (rules.pending_option) {
+      parts.push(`${Tenball.playerName(match, rules.pending_option.holder)} chooses: play or hand back`);
+    } else if (rules.is_break) {
+      parts.push(`${Tenball.playerName(match, rules.turn)} to break`);
+    } else if (on !== null) {
+      const item = document.createElement("span");
+      item.append("on ", ballChip(on));
+      parts.push(item);
+      if (String(rules.cue_ball || "").startsWith("in_hand")) parts.push("ball in hand");
+      if (rules.push_out_available) parts.push("push-out available");
+    }
+    if (declared.call && declared.call.ball) {
+      const item = document.createElement("span");
+      item.append("called ", ballChip(declared.call.ball), ` ${Tenball.POCKET_LABEL[declared.call.pocket] || declared.call.pocket}`);
+      parts.push(item);
+    }
+    box.replaceChildren();
+    parts.forEach((part, i) => {
+      if (i) box.append(document.createElement("b"));
+      const span = typeof part === "string" ? Object.assign(document.createElement("span"), { textContent: part }) : part;
+      box.append(span);
+    });
+    box.classList.toggle("hidden", parts.length === 0);
   }
 
   function showCall(call) {

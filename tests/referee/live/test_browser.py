@@ -60,20 +60,59 @@ def test_overlay_shows_the_match_and_animates_a_call_in(tmp_path: Path, browser:
         browser.wait_for("document.querySelectorAll('#table-wrap .ball').length === 2",
                          what="the balls on the table diagram")  # fmt: skip
         assert browser.evaluate("document.getElementById('call').classList.contains('hidden')")
+        before = browser.evaluate(STATUS)
         pipeline.gate.set()
         browser.wait_for("!document.getElementById('call').classList.contains('hidden')",
                          what="the call to appear")  # fmt: skip
         headline = browser.evaluate("document.getElementById('call-headline').textContent")
         detail = browser.evaluate("document.getElementById('call-detail').textContent")
+        browser.wait_for(f"{STATUS}.startsWith('on ')", what="the ball on after the break")
+        after = browser.evaluate(STATUS)
+        body = {"ball": 1, "pocket": "foot_right"}
+        httpx.post(f"{server.url}/api/declare/call", json=body, headers=server.auth())
+        browser.wait_for(f"{STATUS}.includes('called')", what="the called shot")
+        called = browser.evaluate(STATUS)
         browser.evaluate("new Promise(r => setTimeout(r, 600))")  # let the slide-in finish
         shot = _keep_shot(browser, tmp_path / "overlay.png", transparent=True)
+    assert before == "Alice to break"
     assert headline == "Legal – continues"
     assert "3" in detail
+    # the 1 is the lowest ball left; the shot after the break may be a push-out
+    assert after == "on 1push-out available"
+    assert called == "on 1push-out availablecalled 1 foot right"
     image = cv2.imread(str(shot), cv2.IMREAD_UNCHANGED)
     assert image is not None
     assert image.shape[2] == 4, "the screenshot has no alpha channel"
     assert image[360, 300, 3] == 0, "the overlay background is not transparent"
     assert image[:, :, 3].max() == 255, "nothing was drawn"
+
+
+STATUS = "document.getElementById('status').textContent"
+
+
+def test_overlay_says_fouls_in_words_readable_at_1080p(tmp_path: Path, browser: Browser) -> None:
+    """A stream's viewers do not know the foul codes: the headline says what happened; an OBS
+    browser source is 1920x1080, where the call's smallest text must stay readable."""
+    settings = LiveSettings(source="none", db=tmp_path / "live.sqlite3")
+    with serve(settings) as server:
+        browser.send("Emulation.setDeviceMetricsOverride", width=1920, height=1080,
+                     deviceScaleFactor=1, mobile=False)  # fmt: skip
+        browser.navigate(f"{server.url}/overlay")
+        headline = "r => Tenball.callHeadline({result: {foul: true, fouls: r}}, null)"
+        words = browser.evaluate(
+            f"[['F2', 'F9'], ['CASSE1_FIRST_CONTACT', 'CASSE1_FOUR_CUSHIONS']].map({headline})"
+        )
+        sizes = browser.evaluate(
+            "['call-detail', 'status', 'rack'].map(id => parseFloat("
+            "getComputedStyle(document.getElementById(id)).fontSize))"
+        )
+    assert words == [
+        "FOUL F2 F9 – wrong ball first, ball still moving",
+        "FOUL Casse 1 – the break did not hit the 1 first, fewer than four balls to a cushion "
+        "on the break",
+    ]
+    assert min(sizes[:2]) >= 24, sizes  # px at 1080p: readable on a stream
+    assert sizes[2] >= 14, sizes
 
 
 def _keep_shot(browser: Browser, path: Path, transparent: bool = False) -> Path:
