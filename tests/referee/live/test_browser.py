@@ -68,8 +68,8 @@ def test_overlay_shows_the_match_and_animates_a_call_in(tmp_path: Path, browser:
         detail = browser.evaluate("document.getElementById('call-detail').textContent")
         browser.wait_for(f"{STATUS}.startsWith('on ')", what="the ball on after the break")
         after = browser.evaluate(STATUS)
-        body = {"ball": 1, "pocket": "foot_right"}
-        httpx.post(f"{server.url}/api/declare/call", json=body, headers=server.auth())
+        declared = {"ball": 1, "pocket": "foot_right"}
+        httpx.post(f"{server.url}/api/declare/call", json=declared, headers=server.auth())
         browser.wait_for(f"{STATUS}.includes('called')", what="the called shot")
         called = browser.evaluate(STATUS)
         browser.evaluate("new Promise(r => setTimeout(r, 600))")  # let the slide-in finish
