@@ -195,6 +195,8 @@ def parse_facts(data: Any, on_table: tuple[int, ...] | None = None) -> ShotFacts
         ),
         balls_disturbed=_ball_list_or_flag(d.get("balls_disturbed"), "shot.balls_disturbed"),
         extra={k: v for k, v in d.items() if k not in _FACT_KEYS},
+        first_contact_reported="first_object_ball_contacted" in d
+        or "simultaneous_first_contact" in d,
     )
     _check_consistent(facts)
     if d.get("cue_ball_pocket") is not None:

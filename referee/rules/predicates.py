@@ -65,7 +65,7 @@ def break_hits_one_first(ctx: ShotContext) -> Check:
     if not ctx.is_break or facts is None:
         return True, "not a break"
     first = effective_first_contact(facts, 1)
-    if first != 1:
+    if first != 1 and facts.first_contact_reported:
         hit = "no object ball" if first is None else f"the {first}"
         return False, f"on the break the cue ball must hit the 1 first; it hit {hit}"
     if facts.cue_ball_cushion_before_first_contact and ctx.config.break_cushion_first_is_foul:
@@ -110,6 +110,8 @@ def lowest_ball_hit_first(ctx: ShotContext) -> Check:
     facts = ctx.facts
     if facts is None or ctx.push_out:
         return True, "not required"
+    if not facts.first_contact_reported:
+        return True, "the first ball contacted was not reported: not judged"
     first = effective_first_contact(facts, ctx.lowest)
     if first == ctx.lowest:
         return True, f"the cue ball hit the lowest ball, the {ctx.lowest}, first"
@@ -128,6 +130,8 @@ def reaches_cushion_after_contact(ctx: ShotContext) -> Check:
     facts = ctx.facts
     if facts is None or ctx.push_out:
         return True, "not required"
+    if not facts.first_contact_reported:
+        return True, "the first ball contacted was not reported: not judged"
     if not lowest_ball_hit_first(ctx)[0]:
         return True, "judged under Fautes 2"
     frozen = set(facts.frozen_ball_touching_its_rail_without_leaving)

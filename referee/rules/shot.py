@@ -120,6 +120,9 @@ class ShotFacts:
         balls_moving_at_strike: balls still moving when the cue ball was struck (F9).
         balls_disturbed: balls that moved with nothing touching them (F6).
         extra: the descriptive facts the rules do not use, kept for reports.
+        first_contact_reported: False when the facts leave the first contact out altogether
+            (no key, not even null): Casse 1's first contact, Fautes 2 and Fautes 3 are then
+            not judged, as for any fact not reported. null is reported: no ball hit.
     """
 
     first_object_ball_contacted: int | None = None
@@ -135,6 +138,7 @@ class ShotFacts:
     balls_moving_at_strike: tuple[int, ...] = ()
     balls_disturbed: tuple[int, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    first_contact_reported: bool = True
 
     @property
     def pocketed_balls(self) -> tuple[int, ...]:

@@ -224,3 +224,31 @@ def test_a_state_that_leaves_fields_out(
 def test_the_first_steps_state_before_stands_for_a_missing_initial_state() -> None:
     step = {**copy.deepcopy(MADE), "state_before": MID}
     assert initial_state({"steps": [step]}) == initial_state({"initial_state": MID})
+
+
+@pytest.mark.parametrize(
+    ("shot_facts", "referee_fouls", "fouls"),
+    [
+        ({}, ["no_foot_on_floor"], ["F4"]),
+        ({"pocketed": [{"ball": 3, "pocket": "foot_left"}], "cue_ball_pocketed": True}, [], ["F1"]),
+        ({"pocketed": [], "off_table": [6]}, ["double_hit"], ["F5", "F7"]),
+        ({"first_object_ball_contacted": None}, ["no_foot_on_floor"], ["F2", "F4"]),
+    ],
+    ids=["empty-facts", "scratch-on-a-pot", "off-and-double-hit", "null-is-reported"],
+)
+def test_a_first_contact_left_out_is_not_judged(
+    shot_facts: dict[str, Any], referee_fouls: list[str], fouls: list[str]
+) -> None:
+    """Facts that leave the first contact out (no key, not even null) say nothing about it:
+    Fautes 2 and 3 are not judged on it; null says no ball was hit (I-09: Fautes 2)."""
+    step = {"type": "shot", "shot": shot_facts, "referee_fouls": referee_fouls}
+    assert _results(MID, [step])[0]["fouls"] == fouls
+
+
+def test_a_break_without_its_first_contact_is_judged_on_the_rest() -> None:
+    """Casse 1: the four-cushion rule is still judged when the first contact is left out."""
+    initial = state(list(range(1, 11)), cue_ball="in_hand_behind_head_string", is_break=True)
+    legal = {"type": "shot", "shot": {"object_balls_to_cushion_on_break": 5}}
+    short = {"type": "shot", "shot": {"object_balls_to_cushion_on_break": 2}}
+    assert _results(initial, [legal])[0]["fouls"] == []
+    assert _results(initial, [short])[0]["fouls"] == ["CASSE1_FOUR_CUSHIONS"]
