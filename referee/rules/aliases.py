@@ -80,15 +80,32 @@ def with_canonical_keys(data: Any, aliases: Mapping[str, str]) -> Any:
 
 
 def declarations_form(data: Any) -> Any:
-    """A declarations object with canonical keys, a flat called ball/pocket made `call`."""
+    """A declarations object with canonical keys, a flat called ball/pocket made `call`, and
+    the 10 announced on the break written as its pocket ("foot_left") or as the ball (10)."""
     d = with_canonical_keys(data, DECLARATION_KEY_ALIASES)
-    if not isinstance(d, Mapping) or d.get("call") is not None:
+    if not isinstance(d, Mapping):
+        return d
+    d = _announcement_form(d)
+    if d.get("call") is not None:
         return d
     for ball_key, pocket_key in _FLAT_CALL_KEYS:
         if d.get(ball_key) is not None:
             return {**d, "call": {"ball": d[ball_key], "pocket": d.get(pocket_key)}}
     return d
 
+
+def _announcement_form(d: Mapping[str, Any]) -> Mapping[str, Any]:
+    raw = d.get("break_announce_10")
+    if raw == 10 and not isinstance(raw, bool):
+        return {**d, "break_announce_10": True}
+    if isinstance(raw, str) and _word(raw) not in _FLAG_WORDS:
+        pocket = d.get("break_announce_10_pocket", raw)
+        return {**d, "break_announce_10": True, "break_announce_10_pocket": pocket}
+    return d
+
+
+_FLAG_WORDS = ("true", "false", "yes", "no", "y", "n", "1", "0", "oui", "non", "")
+"""Text that is a flag, not a pocket (readers.as_bool reads it)."""
 
 _CALL_TEXT = re.compile(r"^\s*(?:ball\s*)?#?(\d{1,2})\s*(?:ball)?\s*(?:in|->|:|,|@)?\s*(.*?)\s*$")
 """A call written as text: "3 foot_left", "3 in foot left", "3 -> foot_left", "ball 3 in ..."."""

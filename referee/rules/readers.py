@@ -69,9 +69,11 @@ def as_ball(value: Any, where: str) -> int:
 
 
 def is_cue(value: Any) -> bool:
-    """The entry names the cue ball: "cue" (any case, or "cue_ball"), or {"ball": "cue"}."""
+    """The entry names the cue ball: "cue" (any case, or "cue_ball"), 0, or {"ball": "cue"}."""
     if isinstance(value, Mapping):
         value = entry_ball(value)
+    if value == 0 and not isinstance(value, bool):
+        return True  # ball 0: the cue ball, as cameras number it
     if not isinstance(value, str):
         return False
     return value.strip().lower().replace(" ", "_").replace("-", "_") in CUE_NAMES

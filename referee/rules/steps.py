@@ -191,17 +191,29 @@ def _conceding_player(step: Mapping[str, Any], state: GameState) -> Player:
     return state.turn
 
 
+_CONFIG_KEYS = ("config", "rules_config", "rule_options", "options")
+"""Scenario keys that may hold the rule options."""
+
+
+def _config_value(key: str, value: Any) -> Any:
+    """A flag as text ("false") is that flag; a name in any case ("WPA") is that name."""
+    if key == "option_on_any_wrongful_pocket":
+        return as_bool(value, f"config.{key}")
+    return value.strip().lower() if isinstance(value, str) else value
+
+
 def scenario_config(scenario: Mapping[str, Any], base: RulesConfig = DEFAULT_CONFIG) -> RulesConfig:
     """`base` with the scenario's optional `config` object applied (an extension of the
     scenario format: {"option_on_any_wrongful_pocket": true, "variant": "wpa",
     "break_order": "winner"})."""
-    raw = scenario.get("config")
+    raw = next((scenario[k] for k in _CONFIG_KEYS if scenario.get(k) is not None), None)
     if raw is None:
         return base
     d = as_mapping(raw, "config")
     known = {f.name for f in fields(RulesConfig)}
+    values = {k: _config_value(k, v) for k, v in d.items() if k in known}
     try:  # options this engine does not have (a shot clock, say) are not its business
-        return replace(base, **{k: d[k] for k in d if k in known})
+        return replace(base, **values)
     except (TypeError, ValueError) as error:
         raise RulesInputError("config", str(error)) from None
 

@@ -1140,7 +1140,7 @@ INPUT_ERRORS: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
     (
         "frozen-start-ball",
         state(),
-        {**BAD, "shot": facts(3, frozen_to_rail_at_start=[0])},
+        {**BAD, "shot": facts(3, frozen_to_rail_at_start=[11])},
         "shot.frozen_to_rail_at_start[0]",
     ),
     (

@@ -252,3 +252,45 @@ def test_a_break_without_its_first_contact_is_judged_on_the_rest() -> None:
     short = {"type": "shot", "shot": {"object_balls_to_cushion_on_break": 2}}
     assert _results(initial, [legal])[0]["fouls"] == []
     assert _results(initial, [short])[0]["fouls"] == ["CASSE1_FOUR_CUSHIONS"]
+
+
+def test_ball_zero_is_the_cue_ball_in_ball_lists() -> None:
+    """Cameras number the cue ball 0: in `pocketed` it is a scratch (Fautes 1), in the
+    cushion list it is the cue ball reaching a cushion (I-03: no Fautes 3)."""
+    scratch = shot(facts(3, pocketed=[(3, "foot_left"), 0]), {}, "", call=(3, "foot_left"))
+    assert _results(MID, [scratch])[0]["fouls"] == ["F1"]
+    cushion = shot(facts(3, cushions=[0]), {}, "")
+    assert _results(MID, [cushion])[0]["fouls"] == []
+
+
+@pytest.mark.parametrize(
+    "announcement",
+    [{"break_announce_10": "foot_left"}, {"announce_10": 10, "break_announce_10_pocket": "FL"}],
+    ids=["pocket-as-value", "ball-as-value"],
+)
+def test_the_ten_announced_on_the_break_in_other_forms(announcement: dict[str, Any]) -> None:
+    """Casse 4 / I-05: the 10 announced (in the foot-left pocket) and made there wins."""
+    initial = state(list(range(1, 11)), cue_ball="in_hand_behind_head_string", is_break=True)
+    step = shot(facts(1, pocketed=[(10, "foot_left")], object_balls_to_cushion_on_break=5), {}, "")
+    step["declarations"] = announcement
+    assert _results(initial, [step])[0]["rack_winner"] == "A"
+    step["shot"]["pocketed"] = [{"ball": 10, "pocket": "foot_right"}]
+    assert _results(initial, [step])[0]["spot"] == [10]  # announced elsewhere (I-05)
+
+
+@pytest.mark.parametrize(
+    ("config", "option"),
+    [
+        ({"config": {"option_on_any_wrongful_pocket": "false"}}, False),
+        ({"config": {"option_on_any_wrongful_pocket": "true"}}, True),
+        ({"rules_config": {"variant": "WPA"}}, True),
+    ],
+    ids=["flag-false-text", "flag-true-text", "variant-capitals"],
+)
+def test_scenario_options_written_as_text(config: dict[str, Any], option: bool) -> None:
+    """I-10: an uncalled non-lowest ball gives the option only under the WPA reading."""
+    from referee.rules.steps import scenario_config
+
+    step = shot(facts(3, cushions=[3], pocketed=[(8, "side_left")]), {}, "", call=(3, "foot_right"))
+    result, _ = run_step(step, initial_state({"initial_state": MID}), scenario_config(config))
+    assert (result["option"] is not None) is option
