@@ -182,6 +182,41 @@ def _nearest(
     return place.astype(np.int64), near
 
 
+class RackArea:
+    """Whether the table's rack area stood nearly empty long enough for a new rack.
+
+    A rack is believed once and, after its break, again only once the balls were collected
+    and racked anew: the area (three diameters around the rack's places) held fewer than
+    three detections for ``rearm_s``. Shared by `RackPrior` and
+    `tracking.rack_fill.RackFiller`, which both re-arm on it.
+
+    Args:
+        places: (10, 2) rack places (`rack_places`), table mm.
+        diameter_mm: ball diameter, mm.
+        rearm_s: how long (s) the area must stand nearly empty; raising it waits longer
+            before a new rack is believed.
+        start_s: time (s) the area counts as last occupied before the first frame
+            (``-inf``: a clip that starts with an empty area re-arms at once).
+    """
+
+    def __init__(
+        self, places: NDArray[np.float64], diameter_mm: float, rearm_s: float, start_s: float
+    ) -> None:
+        self._middle = places.mean(axis=0)
+        self._reach_mm = 3.0 * diameter_mm + float(np.max(np.ptp(places, axis=0)))
+        self.rearm_s = rearm_s
+        self.occupied_s = start_s
+
+    def follow(self, xy_mm: NDArray[np.floating], time_s: float) -> bool:
+        """Whether the area has now stood nearly empty for ``rearm_s`` (a new rack may be
+        believed), given this frame's (N, 2) detections, mm, at ``time_s``."""
+        xy = np.asarray(xy_mm, np.float64)
+        if np.count_nonzero(np.hypot(*(xy - self._middle).T) < self._reach_mm) >= 3:
+            self.occupied_s = time_s
+            return False
+        return time_s - self.occupied_s >= self.rearm_s
+
+
 class RackPrior:
     """Weighs detections' class probabilities by the rack they stand in, until it breaks.
 
@@ -203,11 +238,9 @@ class RackPrior:
         self.places = rack_places(table)
         self.priors = place_priors(self.config)
         self.diameter_mm = float(table.ball_diameter_mm)
-        self._reach_mm = 3.0 * self.diameter_mm + float(np.max(np.ptp(self.places, axis=0)))
-        self._middle = self.places.mean(axis=0)
+        self._area = RackArea(self.places, self.diameter_mm, self.config.rearm_s, 0.0)
         self._last_xy = np.full((10, 2), np.nan)
         self._broken = False
-        self._occupied_s = 0.0
         self._last: tuple[bytes, NDArray[np.float32] | None] | None = None
 
     @property
@@ -227,12 +260,9 @@ class RackPrior:
         config = self.config
         if not 0 < config.min_racked <= 10:
             return detections
-        xy = detections.xy_mm.astype(np.float64)
-        if np.count_nonzero(np.hypot(*(xy - self._middle).T) < self._reach_mm) >= 3:
-            self._occupied_s = time_s
-        elif time_s - self._occupied_s >= config.rearm_s:
+        if self._area.follow(detections.xy_mm, time_s):
             self._broken, self._last_xy[:] = False, np.nan
-        if self._broken or self._occupied_s != time_s:
+        if self._broken or self._area.occupied_s != time_s:
             return detections
         key = detections.xy_mm.tobytes() + detections.class_prob.tobytes()
         if self._last is None or self._last[0] != key:

@@ -22,15 +22,16 @@ after the rack area stood nearly empty (a new rack), as `tracking.rack.RackPrior
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.optimize import linear_sum_assignment
 
 from calibration.camera import BALL_CENTRE_HEIGHT_MM
 from calibration.table import TableSpec
-from tracking.rack import RackConfig, match_places, place_priors, rack_places
+from tracking.rack import RackArea, RackConfig, match_places, place_priors, rack_places
 from vision.assignment import exclusive_probabilities
 from vision.cloth import cloth_distance
 from vision.types import CUE, NUM_CLASSES, Detections, Frame
@@ -68,6 +69,14 @@ class RackFillConfig:
             within this many diameters of a place (the break).
         rearm_s: how long the rack area must stand nearly empty before a new rack is
             filled.
+        rack_weight: share of a filled ball's class probabilities given to the name the
+            rack's law leaves its place (`rack_names`: ten balls, 1 to 10, once each, the 1
+            on the apex and the 10 in the middle, none named like a ball seen on a place);
+            the rest is its own pixels' reading. At 0.6 a filled ball is sure enough of that
+            name for its track to start (the tracker's ``init_min_probability``, 0.5, of its
+            probability times its confidence), yet a clear sighting (0.99) outweighs it in
+            the track's evidence. 0: pixels only (a ball showing a few pixels was often
+            below the start threshold, and never tracked before the break).
     """
 
     enabled: bool = False
@@ -81,6 +90,7 @@ class RackFillConfig:
     moved_diameters: float = 0.5
     arrive_diameters: float = 1.5
     rearm_s: float = 2.0
+    rack_weight: float = 0.6
 
 
 class RackFiller:
@@ -102,13 +112,11 @@ class RackFiller:
         self.places = rack_places(table)
         self.diameter_mm = float(table.ball_diameter_mm)
         self._rack = RackConfig(min_racked=10, tolerance_diameters=0.5)
-        self._middle = self.places.mean(axis=0)
-        self._reach_mm = 3.0 * self.diameter_mm + float(np.max(np.ptp(self.places, axis=0)))
+        self._area = RackArea(self.places, self.diameter_mm, self.config.rearm_s, -np.inf)
         self._stood = np.full((10, 2), np.nan)
         self._shift: NDArray[np.float64] | None = None
         self._priors = place_priors(RackConfig())
         self._broken = False
-        self._occupied_s = -np.inf
         self.filled_frames = 0
 
     def __getattr__(self, name: str) -> Any:
@@ -135,7 +143,8 @@ class RackFiller:
         if camera is None or getattr(self.inner, "cloth", None) is None:
             return detections
         xy = detections.xy_mm.astype(np.float64)
-        self._follow_area(xy, frame.time_s)
+        if self._area.follow(xy, frame.time_s):  # a new rack
+            self._broken, self._stood[:], self._shift = False, np.nan, None
         if self._broken or len(xy) == 0:
             return detections
         place = match_places(xy, self.places, self.diameter_mm, self._rack)
@@ -152,26 +161,54 @@ class RackFiller:
         if len(missing) == 0:
             return detections
         pixels, shown = self._place_pixels(frame, camera, centres)
-        taken = self._taken(frame, pixels, shown)
-        judged = shown >= self.config.shown_fraction
-        if np.count_nonzero(judged) < self.config.min_shown:
-            return detections
-        if np.count_nonzero(taken & judged) < self.config.min_taken * np.count_nonzero(judged):
-            return detections
-        fill = missing[taken[missing] | ~judged[missing]]
+        fill = self._hidden(frame, pixels, shown, missing)
         if len(fill) == 0:
             return detections
         self.filled_frames += 1
-        prob = (self._named(fill, pixels, frame.image) * self._priors[fill]).astype(np.float32)
-        prob /= prob.sum(axis=1, keepdims=True)
-        return self._joined(detections, place, centres, fill, prob)
+        named = self._named(fill, pixels, frame.image).astype(np.float64)
+        kept = self._kept(detections, place, centres)
+        return self._joined(kept, centres, fill, self._by_rack(kept, fill, named))
 
-    def _follow_area(self, xy: NDArray[np.float64], time_s: float) -> None:
-        """Re-arm after the rack area stood nearly empty for ``rearm_s`` (a new rack)."""
-        if np.count_nonzero(np.hypot(*(xy - self._middle).T) < self._reach_mm) >= 3:
-            self._occupied_s = time_s
-        elif time_s - self._occupied_s >= self.config.rearm_s:
-            self._broken, self._stood[:], self._shift = False, np.nan, None
+    def _hidden(
+        self,
+        frame: Frame,
+        pixels: list[NDArray[np.int64]],
+        shown: NDArray[np.float64],
+        missing: NDArray[np.int64],
+    ) -> NDArray[np.int64]:
+        """The ``missing`` places (no detection on them) to fill: taken by a ball or showing
+        too little of themselves to judge, while most judged places are taken (a rack
+        stands); none when too few places can be judged or too few are taken."""
+        none = np.zeros(0, np.int64)
+        taken = self._taken(frame, pixels, shown)
+        judged = shown >= self.config.shown_fraction
+        if np.count_nonzero(judged) < self.config.min_shown:
+            return none
+        if np.count_nonzero(taken & judged) < self.config.min_taken * np.count_nonzero(judged):
+            return none
+        fill: NDArray[np.int64] = missing[taken[missing] | ~judged[missing]]
+        return fill
+
+    def _by_rack(
+        self, kept: Detections, fill: NDArray[np.int64], named: NDArray[np.float64]
+    ) -> NDArray[np.float32]:
+        """(F, 11) class probabilities of the filled places: their own pixels' (F, 11)
+        ``named`` under the places' priors, blended (``rack_weight``) with the name the
+        rack's law leaves each: one of the ten balls that no ``kept`` detection is named
+        (one ball per class: `_kept`), a different one for each (`rack_names`)."""
+        prob = named * self._priors[fill]
+        prob /= prob.sum(axis=1, keepdims=True)
+        weight = self.config.rack_weight
+        if weight <= 0.0:
+            return prob.astype(np.float32)
+        # The balls the detector sees keep their names: a filled ball takes one of the names
+        # they leave, by its own pixels and its place's prior.
+        rows = prob.copy()
+        rows[:, np.argmax(kept.class_prob, axis=1)] = 0.0
+        law = np.zeros_like(prob)
+        law[np.arange(len(fill)), rack_names(rows)] = 1.0
+        blended: NDArray[np.float32] = ((1.0 - weight) * prob + weight * law).astype(np.float32)
+        return blended
 
     def _broke(
         self, detections: Detections, place: NDArray[np.int64], centres: NDArray[np.float64]
@@ -242,39 +279,43 @@ class RackFiller:
             taken[i] = np.mean(distance > threshold) >= self.config.taken_fraction
         return taken
 
-    def _joined(
-        self,
-        detections: Detections,
-        place: NDArray[np.int64],
-        centres: NDArray[np.float64],
-        fill: NDArray[np.int64],
-        prob: NDArray[np.float32],
+    def _kept(
+        self, detections: Detections, place: NDArray[np.int64], centres: NDArray[np.float64]
     ) -> Detections:
-        """The detections on places and off the rack, the filled places added with their
-        (F, 11) class probabilities ``prob``, all made one-ball-per-class again."""
+        """The detections on places and off the rack (not between places: an unsplit blob's
+        centroid), made one-ball-per-class among themselves."""
         xy = detections.xy_mm.astype(np.float64)
         apart = np.hypot(
             xy[:, None, 0] - centres[None, :, 0], xy[:, None, 1] - centres[None, :, 1]
         ).min(axis=1)
         keep = (place >= 0) | (apart > self.config.between_diameters * self.diameter_mm)
         kept = detections[keep]
+        return replace(kept, class_prob=exclusive_probabilities(kept.class_prob))
+
+    def _joined(
+        self,
+        kept: Detections,
+        centres: NDArray[np.float64],
+        fill: NDArray[np.int64],
+        prob: NDArray[np.float32],
+    ) -> Detections:
+        """The ``kept`` detections and the filled places with their (F, 11) class
+        probabilities ``prob`` (named with the names the kept ones leave; with pixels only,
+        ``rack_weight`` 0, all are made one-ball-per-class together)."""
         camera = self.inner.view.camera
         uv = camera.project(centres[fill], BALL_CENTRE_HEIGHT_MM)
         radius = camera.ball_radius_px(centres[fill], self.diameter_mm / 2.0)
-        added = Detections(
-            xy_px=uv.astype(np.float32),
-            xy_mm=centres[fill].astype(np.float32),
-            radius_px=radius.astype(np.float32),
-            confidence=np.full(len(fill), self.config.confidence, np.float32),
-            class_prob=prob,
-        )
-        both = np.vstack([kept.class_prob, added.class_prob]).astype(np.float64)
+        both = np.vstack([kept.class_prob, prob]).astype(np.float32)
+        if self.config.rack_weight <= 0.0:
+            both = exclusive_probabilities(both)
         return Detections(
-            xy_px=np.vstack([kept.xy_px, added.xy_px]),
-            xy_mm=np.vstack([kept.xy_mm, added.xy_mm]),
-            radius_px=np.concatenate([kept.radius_px, added.radius_px]),
-            confidence=np.concatenate([kept.confidence, added.confidence]),
-            class_prob=exclusive_probabilities(both).astype(np.float32),
+            xy_px=np.vstack([kept.xy_px, uv.astype(np.float32)]),
+            xy_mm=np.vstack([kept.xy_mm, centres[fill].astype(np.float32)]),
+            radius_px=np.concatenate([kept.radius_px, radius.astype(np.float32)]),
+            confidence=np.concatenate(
+                [kept.confidence, np.full(len(fill), self.config.confidence, np.float32)]
+            ),
+            class_prob=both,
         )
 
     def _named(
@@ -297,3 +338,14 @@ class RackFiller:
             if place in row:
                 prob[k] = named[row[place]]
         return prob
+
+
+def rack_names(prob: NDArray[np.float64]) -> NDArray[np.int64]:
+    """(F,) a different ball for each of F hidden rack places, in the likeliest labelling
+    by their (F, 11) class weights (pixels under the places' priors, zero for the names
+    taken): only the balls 1 to 10 are racked (never the cue ball)."""
+    cost = -np.log(np.maximum(prob[:, 1:NUM_CLASSES], 1e-12))
+    rows, cols = linear_sum_assignment(cost)
+    label = np.zeros(len(prob), np.int64)
+    label[rows] = cols + 1
+    return label

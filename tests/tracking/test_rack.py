@@ -10,7 +10,15 @@ from hypothesis import strategies as st
 
 from calibration.table import TableSpec
 from tests.tracking.builders import class_probabilities, track_sightings
-from tracking.rack import APEX, CENTRE, RackConfig, RackPrior, match_places, rack_places
+from tracking.rack import (
+    APEX,
+    CENTRE,
+    RackArea,
+    RackConfig,
+    RackPrior,
+    match_places,
+    rack_places,
+)
 from vision.types import CUE, NUM_CLASSES, Detections
 
 TABLE = TableSpec()
@@ -157,3 +165,16 @@ def test_jitter_of_resting_rack_balls_keeps_the_rack() -> None:
         jittered = xy + rng.normal(0.0, 0.05 * DIAMETER, xy.shape)
         detections = _detections(jittered, prob)
         assert prior.apply(detections, frame / 60.0) is not detections
+
+
+def test_the_rack_area_rearms_only_after_standing_nearly_empty_for_long_enough() -> None:
+    area = RackArea(PLACES, DIAMETER, rearm_s=2.0, start_s=0.0)
+    racked = PLACES + 1.0
+    two = PLACES[:2]
+    away = np.array([CUE_XY, CUE_XY, CUE_XY, CUE_XY])  # balls far from the rack
+    assert not area.follow(racked, 0.5)
+    assert not area.follow(two, 1.0)  # two balls: nearly empty, but not for long
+    assert not area.follow(away, 2.4)
+    assert area.follow(away, 2.6)  # empty since 0.5 s for 2.1 s: a new rack may stand
+    assert not area.follow(racked, 3.0)
+    assert RackArea(PLACES, DIAMETER, 2.0, start_s=-np.inf).follow(away, 0.0)

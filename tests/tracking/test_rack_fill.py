@@ -1,5 +1,6 @@
-"""The standing rack's hidden balls are filled in on a corner view's first frame, and nothing
-is added where the detector already finds every racked ball or no rack stands."""
+"""The standing rack's hidden balls are filled in on a corner view's first frame, named by the
+rack's law (the names the balls seen on places leave, sure enough for a track to start), and
+nothing is added where the detector already finds every racked ball or no rack stands."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import csv
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from calibration.io import load_calibration
-from tracking.rack_fill import RackFillConfig, RackFiller
+from tracking.rack_fill import RackFillConfig, RackFiller, rack_names
 from vision.detector import BallDetector
 from vision.sources import open_source
 from vision.types import CUE, Detections, Frame
@@ -51,6 +53,15 @@ def test_a_far_corner_racks_hidden_balls_are_filled_in() -> None:
     # One ball per class, and no racked ball named the cue ball.
     assert len(set(np.argmax(filled.class_prob, axis=1).tolist())) == len(filled)
     assert np.count_nonzero(np.argmax(filled.class_prob, axis=1) == CUE) == 1
+    # Each filled ball is sure enough of its name for the tracker to start its track
+    # (init_min_probability 0.5 of probability times confidence), and takes a name no ball
+    # the detector sees in the rack holds.
+    added = ~np.any(np.all(np.isclose(filled.xy_mm[:, None], plain.xy_mm[None]), axis=2), axis=1)
+    assert added.sum() >= 2
+    top = filled.class_prob[added].max(axis=1) * filled.confidence[added]
+    assert np.all(top > 0.5)
+    seen = set(np.argmax(filled.class_prob[~added], axis=1).tolist())
+    assert not seen & set(np.argmax(filled.class_prob[added], axis=1).tolist())
 
 
 def test_nothing_is_added_when_every_racked_ball_is_found_or_the_rack_broke() -> None:
@@ -89,3 +100,21 @@ def test_the_pipeline_wraps_the_detector_only_when_asked() -> None:
     wrapped = Pipeline(calibration, PipelineConfig(rack_fill=RackFillConfig(enabled=True)))
     assert isinstance(wrapped.detector, RackFiller)
     assert wrapped.detector.view is wrapped.detector.inner.view  # the rest is the detector's
+
+
+@pytest.mark.parametrize(
+    ("taken", "favoured"),
+    [((), (1, 10)), ((2, 5, 7), (3, 3)), ((1, 2, 3, 4, 5, 6, 7, 8), (9, 9))],
+    ids=["none_taken", "some_taken", "two_left"],
+)
+def test_hidden_places_take_different_balls_the_others_leave(
+    taken: tuple[int, ...], favoured: tuple[int, int]
+) -> None:
+    rng = np.random.default_rng(len(taken))
+    weights = rng.uniform(0.01, 1.0, (2, 11))
+    weights[:, list(favoured)] += 5.0  # both places' pixels favour the same ball(s)
+    weights[:, list(taken)] = 0.0
+    label = rack_names(weights)
+    assert label[0] != label[1]
+    assert not set(label.tolist()) & ({CUE} | set(taken))
+    assert set(favoured) & set(label.tolist())
