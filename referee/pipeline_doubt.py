@@ -47,6 +47,52 @@ def alternatives(name: str, facts: dict[str, Any], on_table: tuple[int, ...]) ->
         yield True
 
 
+def _ball_words(ball: Any) -> str:
+    return "the cue ball" if ball in ("cue", 0) else f"the {ball}"
+
+
+def _balls_words(balls: list[Any]) -> str:
+    names = [_ball_words(b) for b in balls]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def fact_words(name: str, value: Any) -> str:
+    """A shot fact as a referee would say it (rules.md §4 names), e.g. "the cue ball hit the 3
+    first"; a fact with no words of its own is said as its name and value."""
+    if name == "first_object_ball_contacted":
+        return (
+            "the cue ball hit no object ball"
+            if value is None
+            else f"the cue ball hit the {value} first"
+        )
+    if name == "object_balls_to_cushion_on_break" and isinstance(value, int):
+        return f"{value} object ball{'' if value == 1 else 's'} reached a cushion on the break"
+    if name == "cushion_after_first_contact" and isinstance(value, list):
+        if not value:
+            return "no ball reached a cushion after the first contact"
+        return f"{_balls_words(value)} reached a cushion after the first contact"
+    if name == "pocketed" and isinstance(value, list):
+        balls = [e.get("ball") if isinstance(e, dict) else e for e in value]
+        return (
+            "no object ball was pocketed"
+            if not balls
+            else f"{_balls_words(balls)} {'was' if len(balls) == 1 else 'were'} pocketed"
+        )
+    if name == "off_table" and isinstance(value, list):
+        return (
+            "no object ball left the table"
+            if not value
+            else f"{_balls_words(value)} left the table"
+        )
+    if name == "cue_ball_cushion_before_first_contact" and isinstance(value, bool):
+        verb = "reached" if value else "did not reach"
+        return f"the cue ball {verb} a cushion before its first contact"
+    if name in ("cue_ball_pocketed", "cue_ball_off_table") and isinstance(value, bool):
+        where = "pocketed" if name == "cue_ball_pocketed" else "off the table"
+        return f"the cue ball {'was' if value else 'was not'} {where}"
+    return f"{name.replace('_', ' ')}: {value!r}"
+
+
 def _decision(call: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(repr(call.get(k)) for k in DECISION_KEYS)
 
@@ -91,9 +137,9 @@ def doubts(
             changed = _judge({**step, "shot": {**facts, name: other}}, state, config)
             if changed is not None and _decision(changed) != _decision(base):
                 out.append(
-                    f"the call rests on an uncertain fact: {name} = {facts.get(name)!r} "
-                    f"(confidence {confidence:.2f}); with {other!r} it would be: "
-                    f"{changed.get('summary', '')}"
+                    f"the call rests on an uncertain fact: {fact_words(name, facts.get(name))} "
+                    f"(confidence {confidence:.2f}); if instead {fact_words(name, other)}, "
+                    f"the call would be: {changed.get('summary', '')}"
                 )
                 break
     return out

@@ -286,7 +286,14 @@ def test_a_call_is_flagged_only_when_an_uncertain_fact_could_change_it(
     assert shot["call"]["foul"] is False
     assert shot["review"] is flagged
     if flagged:
-        assert "rests on an uncertain fact" in shot["review_reasons"][0]
+        reason = shot["review_reasons"][0]
+        assert "rests on an uncertain fact" in reason
+        # said in a referee's words, never as a field name and a Python value
+        assert "_" not in reason.split(", the call would be")[0]
+        assert "None" not in reason
+    if "first_object_ball_contacted" in weak:
+        assert "the cue ball hit the 1 first" in shot["review_reasons"][0]
+        assert "if instead the cue ball hit no object ball" in shot["review_reasons"][0]
 
 
 SCRATCH_FACTS = {**SAFE_FACTS, "cue_ball_pocketed": True}
