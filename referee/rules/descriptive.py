@@ -15,7 +15,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from referee.rules.errors import RulesInputError
-from referee.rules.readers import as_ball, as_bool, as_list, as_pocket, ball_or_cue, is_cue
+from referee.rules.readers import (
+    as_ball,
+    as_bool,
+    as_list,
+    as_pocket,
+    ball_or_cue,
+    entry_ball,
+    is_cue,
+)
+from referee.rules.shot import CUE
 
 LATE_DROP_WINDOW_S = 5.0
 """I-20 (WPA 5-second rule): a ball dropping within this time of all balls stopping counts."""
@@ -30,11 +39,21 @@ _SECONDS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:s|sec|secs|second|seconds)?\s*$
 
 
 def _ball_of(entry: Any) -> Any:
-    return entry.get("ball") if isinstance(entry, Mapping) else entry
+    return entry_ball(entry)
+
+
+def _identity(ball: Any) -> Any:
+    """One value per ball however it is written (3, "3", "ball 3"; "cue", 0)."""
+    if is_cue(ball):
+        return CUE
+    try:
+        return as_ball(ball, "")
+    except RulesInputError:
+        return str(ball)
 
 
 def _same_ball(a: Any, b: Any) -> bool:
-    return str(a) == str(b)
+    return bool(_identity(a) == _identity(b))
 
 
 def _touched_non_table_object(entry: Any) -> bool:
