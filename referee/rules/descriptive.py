@@ -110,10 +110,28 @@ def _delay_s(entry: Mapping[str, Any]) -> float | None:
         and not key.startswith("frame")
         and (number := _number(value)) is not None
     }
+    between = _between_times(numbers)
+    if between is not None:
+        return between
     timed = [v for k, v in numbers.items() if k.endswith("_s") or "sec" in k]
     if timed:
         return timed[0]
     return next(iter(numbers.values())) if len(numbers) == 1 else _window_flag(entry)
+
+
+_REST_WORDS = ("stop", "rest", "still", "settle")
+_DELAY_WORDS = ("after", "delay", "since", "late", "wait")
+
+
+def _between_times(numbers: Mapping[str, float]) -> float | None:
+    """The delay from two clock times: the drop's ("time_s", "dropped_at_s") minus the time
+    the balls came to rest ("balls_stopped_at_s", "rest_time_s"); None unless the entry
+    gives exactly those two (a key that is itself a delay, "seconds_after_stop", is not)."""
+    if len(numbers) != 2 or any(w in k for k in numbers for w in _DELAY_WORDS):
+        return None
+    rest = [v for k, v in numbers.items() if any(w in k for w in _REST_WORDS)]
+    drop = [v for k, v in numbers.items() if not any(w in k for w in _REST_WORDS)]
+    return drop[0] - rest[0] if len(rest) == 1 and len(drop) == 1 else None
 
 
 def _detail_entries(value: Any) -> list[Any]:
@@ -127,8 +145,18 @@ def _detail_entries(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else []
 
 
+def _late_entries(value: Any) -> list[Any]:
+    """Late drops as a list; {"5": 6.5} (ball -> seconds) or {"5": {...}} as entries."""
+    if isinstance(value, Mapping) and "ball" not in value:
+        return [
+            {"ball": k, **v} if isinstance(v, Mapping) else {"ball": k, "seconds": v}
+            for k, v in value.items()
+        ]
+    return as_list(value, "shot.late_drops")
+
+
 def _check_late_drops(value: Any, on_table: tuple[int, ...] | None) -> None:
-    for i, entry in enumerate(as_list(value, "shot.late_drops")):
+    for i, entry in enumerate(_late_entries(value)):
         where = f"shot.late_drops[{i}]"
         if not isinstance(entry, Mapping):
             ball_or_cue(entry, where, on_table)
@@ -204,7 +232,7 @@ def _apply_off_table(facts: dict[str, Any]) -> None:
 
 def _apply_late_drops(facts: dict[str, Any]) -> None:
     pocketed = as_list(facts.get("pocketed"), "shot.pocketed")
-    for entry in as_list(facts.get("late_drops"), "shot.late_drops"):
+    for entry in _late_entries(facts.get("late_drops")):
         if not isinstance(entry, Mapping):
             continue  # a bare ball number says nothing about timing: trust `pocketed`
         ball, delay = entry.get("ball"), _delay_s(entry)

@@ -294,3 +294,22 @@ def test_scenario_options_written_as_text(config: dict[str, Any], option: bool) 
     step = shot(facts(3, cushions=[3], pocketed=[(8, "side_left")]), {}, "", call=(3, "foot_right"))
     result, _ = run_step(step, initial_state({"initial_state": MID}), scenario_config(config))
     assert (result["option"] is not None) is option
+
+
+@pytest.mark.parametrize(
+    ("late", "pocketed"),
+    [
+        ([{"ball": 3, "pocket": "foot_left", "time_s": 14.2, "balls_stopped_at_s": 10.0}], True),
+        ([{"ball": 3, "pocket": "foot_left", "dropped_at_s": 16.5, "rest_time_s": 10.0}], False),
+        ({"3": 6.5}, False),
+        ({"3": {"pocket": "foot_left", "seconds_after_rest": 2}}, True),
+    ],
+    ids=["clock-times-inside", "clock-times-outside", "map-seconds", "map-entries"],
+)
+def test_late_drops_in_other_forms(late: Any, pocketed: bool) -> None:
+    """I-20 (WPA 5-second rule): a ball that drops within 5 s of the balls stopping counts
+    as pocketed on the shot, later it does not (put back on the lip)."""
+    step = shot(facts(3, cushions=[3], late_drops=late), {}, "", call=(3, "foot_left"))
+    result = _results(MID, [step])[0]
+    assert (result["remain_pocketed"] == [3]) is pocketed
+    assert result["next_shooter"] == ("A" if pocketed else "B")
