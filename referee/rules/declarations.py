@@ -79,6 +79,12 @@ def declaration_notes(ctx: ShotContext) -> list[Reason]:
         else:
             text = "The break is not a called shot: the call has no effect."
             notes.append(Reason("CALL_IGNORED", "Déroulement 2", text))
+    if ctx.facts is not None and not ctx.facts.first_contact_reported:
+        text = (
+            "The first ball contacted was not reported: the first contact (Casse 1, Fautes 2) "
+            "and the cushion after it (Fautes 3) are not judged."
+        )
+        notes.append(Reason("NOT_REPORTED", "rules.md §4", text))
     placement = RefereeFoul.BAD_CUE_BALL_PLACEMENT in ctx.shot.referee_fouls
     if placement and state.cue_ball is CueBall.IN_HAND_ANYWHERE:
         notes.append(

@@ -242,7 +242,10 @@ def test_a_first_contact_left_out_is_not_judged(
     """Facts that leave the first contact out (no key, not even null) say nothing about it:
     Fautes 2 and 3 are not judged on it; null says no ball was hit (I-09: Fautes 2)."""
     step = {"type": "shot", "shot": shot_facts, "referee_fouls": referee_fouls}
-    assert _results(MID, [step])[0]["fouls"] == fouls
+    result, _ = run_step(step, initial_state({"initial_state": MID}))
+    assert result["fouls"] == fouls
+    noted = any(r["code"] == "NOT_REPORTED" for r in result["reasons"])
+    assert noted is ("first_object_ball_contacted" not in shot_facts)
 
 
 def test_a_break_without_its_first_contact_is_judged_on_the_rest() -> None:
