@@ -189,6 +189,15 @@ async def correct(body: m.Correction, runtime: Runtime) -> dict[str, Any]:
         raise _refusal(error) from error
 
 
+@operator.post("/shot")
+async def enter_shot(body: m.ManualShot, runtime: Runtime) -> dict[str, Any]:
+    """Judge a shot the camera missed (the camera was down, the service restarting)."""
+    try:
+        return runtime.referee.enter_shot(body.payload())
+    except RulesError as error:
+        raise _refusal(error) from error
+
+
 @viewer.get("/api/health")
 async def health(runtime: Runtime) -> dict[str, Any]:
     """Source state, dropped and skipped frames, viewers and latencies."""
@@ -234,6 +243,8 @@ async def websocket(websocket: WebSocket) -> None:
         "table": runtime.table})  # fmt: skip
     runtime.manager.broadcast({"type": "viewers", "count": runtime.manager.count})
     client.queue.put_nowait(json.dumps({"type": "source_status", **runtime.source_status()}))
+    if (alert := runtime.referee.interrupted_alert()) is not None:
+        client.queue.put_nowait(json.dumps(alert))
     try:
         while True:
             await websocket.receive_text()

@@ -128,3 +128,25 @@ class Correction(_Body):
         if self.referee_fouls is not None:
             out["referee_fouls"] = list(self.referee_fouls)
         return out
+
+
+class ManualShot(_Body):
+    """POST /api/shot: a shot the camera missed, entered by hand and judged (kept as a shot
+    with its source and reason). Facts left out are the quiet ones: nothing hit, nothing
+    pocketed, nothing to a cushion."""
+
+    facts: FactsCorrection = Field(default_factory=FactsCorrection)
+    reason: str = Field(default="entered by the operator", min_length=1, max_length=500)
+
+    def payload(self) -> dict[str, Any]:
+        """The stored shot: whole facts (rules.md §4), its source and reason."""
+        quiet: dict[str, Any] = {
+            "first_object_ball_contacted": None,
+            "cushion_after_first_contact": [],
+            "pocketed": [],
+            "off_table": [],
+            "cue_ball_pocketed": False,
+            "cue_ball_off_table": False,
+        }
+        facts = quiet | self.facts.model_dump(exclude_unset=True, mode="json")
+        return {"facts": facts, "source": "operator", "reason": self.reason}

@@ -276,6 +276,7 @@ class LiveRuntime:
                 self.fit_watch.last.to_json() if self.fit_watch and self.fit_watch.last else None
             ),
             "match_id": self.referee.match_id,
+            "interrupted_shot": self.referee.interrupted,
             "db": str(self.settings.db),
         }
 

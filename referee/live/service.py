@@ -42,6 +42,9 @@ class LiveReferee:
         self.match_id: int | None = None
         self.view: MatchView | None = None
         self._match: dict[str, Any] = {}
+        self.interrupted: dict[str, Any] | None = None
+        """The strike of a shot the service stopped during (its call was never made), found
+        when resuming; cleared by the next judged shot."""
 
     def resume(self) -> bool:
         """Load the match the service was refereeing before it stopped; False if none."""
@@ -49,7 +52,19 @@ class LiveReferee:
         if match_id is None:
             return False
         self._load(match_id)
+        self.interrupted = self.store.open_strike(match_id)
         return True
+
+    def interrupted_alert(self) -> dict[str, Any] | None:
+        """The alert a viewer gets while a shot cut by a restart has no call."""
+        if self.interrupted is None:
+            return None
+        at = str(self.interrupted.get("stored_at", ""))[11:19]
+        return {
+            "type": "alert",
+            "message": f"the service stopped during a shot (struck at {at} UTC) and its call "
+            "was lost: enter what happened (a missed shot) or carry on if it changes nothing",
+        }
 
     def _load(self, match_id: int) -> None:
         self._match = self.store.match(match_id)
@@ -111,6 +126,23 @@ class LiveReferee:
             self.store.add_audit(self.match_id, 0, "unjudged_shot", audit)
             self.publish({"type": "alert", "message": f"shot not judged: {error}"})
             return None
+        return self._judged(shot)
+
+    def enter_shot(self, shot: dict[str, Any]) -> dict[str, Any]:
+        """Judge a shot the camera missed, entered by the operator (its facts by hand).
+
+        Raises:
+            RulesError: no match, or the rules cannot take a shot now; nothing is stored.
+        """
+        _match_id, view = self._require_match()
+        session.apply(view, Action(0, "shot", shot), self.rules)  # raises before storing
+        call = self._judged(shot)
+        return {"call": call, **self.state_message()}
+
+    def _judged(self, shot: dict[str, Any]) -> dict[str, Any]:
+        """Store a shot the rules take now, judge it and publish its call."""
+        assert self.match_id is not None and self.view is not None
+        self.interrupted = None
         row = self.store.add_action(self.match_id, "shot", shot)
         self.view = session.apply(self.view, Action(row.id, "shot", shot), self.rules)
         call = self.view.last_call

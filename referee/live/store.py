@@ -258,6 +258,20 @@ class MatchStore:
             ),
         )
 
+    def open_strike(self, match_id: int) -> dict[str, Any] | None:
+        """The camera's first strike after the match's last shot end and last judged shot:
+        a shot that never ended, because the service stopped during it. None when none."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT payload, created_at FROM events WHERE match_id=? AND kind='strike' "
+                "AND id > (SELECT COALESCE(MAX(id), 0) FROM events "
+                "WHERE match_id=? AND kind='shot_end') "
+                "AND created_at > (SELECT COALESCE(MAX(created_at), '') FROM actions "
+                "WHERE match_id=? AND kind='shot') ORDER BY id LIMIT 1",
+                (match_id, match_id, match_id),
+            ).fetchone()
+        return None if row is None else {**json.loads(row[0]), "stored_at": row[1]}
+
     def add_call(self, match_id: int, action_id: int, call: dict[str, Any]) -> None:
         """Store a call; an earlier call of the same shot action is marked superseded."""
         with self._lock:

@@ -141,7 +141,9 @@
     const data = await post("/api/undo", {}, "undone");
     if (data && data.undone) toast(`undone: ${data.undone.kind}`);
   };
-  $("correct").onclick = () => {
+  // The facts of the correction form (fields left empty: the camera's, or none for a
+  // missed shot).
+  function formFacts() {
     const facts = {};
     const first = $("c-first").value;
     if (first === "none") facts.first_object_ball_contacted = null;
@@ -159,7 +161,13 @@
         cushion.split(/[ ,]+/).filter(Boolean).map((b) => (b === "cue" ? "cue" : Number(b)));
     }
     if ($("c-scratch").checked) facts.cue_ball_pocketed = true;
-    const body = { facts, reason: $("c-reason").value.trim() || "operator correction" };
+    return facts;
+  }
+  $("enter-shot").onclick = () => {
+    post("/api/shot", { facts: formFacts(), reason: $("c-reason").value.trim() || "missed by the camera" }, "shot entered");
+  };
+  $("correct").onclick = () => {
+    const body = { facts: formFacts(), reason: $("c-reason").value.trim() || "operator correction" };
     if ($("c-call-ball").value && $("c-call-pocket").value) {
       body.call = { ball: Number($("c-call-ball").value), pocket: $("c-call-pocket").value };
     }

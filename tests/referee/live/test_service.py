@@ -127,6 +127,7 @@ def test_operator_actions_need_the_token(api: Any, headers: dict[str, str]) -> N
         ("/api/match", {"players": {"A": "X", "B": "Y"}, "breaker": "B"}),
         ("/api/undo", {}),
         ("/api/rack", {}),
+        ("/api/shot", {}),
     ]:
         response = client.post(f"{server.url}{path}", json=body, headers=headers)
         assert response.status_code == 401, (path, response.text)
@@ -143,8 +144,18 @@ def test_operator_actions_need_the_token(api: Any, headers: dict[str, str]) -> N
         ("/api/foul", {"foul": "rude"}, "foul"),
         ("/api/warning", {"player": "C"}, "player"),
         ("/api/match", {"players": {"A": "X"}, "breaker": "A"}, "B"),
+        ("/api/shot", {"facts": {"pocketed": [{"ball": 11, "pocket": "foot_left"}]}}, "ball"),
     ],
-    ids=["ball-range", "pocket-name", "ball-missing", "choice", "foul-name", "player", "players"],
+    ids=[
+        "ball-range",
+        "pocket-name",
+        "ball-missing",
+        "choice",
+        "foul-name",
+        "player",
+        "players",
+        "shot-ball",
+    ],
 )
 def test_malformed_bodies_get_422_naming_the_field(
     api: Any, path: str, body: Any, field: str
@@ -175,9 +186,10 @@ def test_rules_refusals_are_409_with_the_engines_reason(
     assert words in response.json()["detail"]
 
 
-def test_actions_without_a_match_are_409(api: Any) -> None:
+@pytest.mark.parametrize("path", ["/api/undo", "/api/shot"])
+def test_actions_without_a_match_are_409(api: Any, path: str) -> None:
     server, client = api
-    response = client.post(f"{server.url}/api/undo", headers=server.auth())
+    response = client.post(f"{server.url}{path}", headers=server.auth(), json={})
     assert response.status_code == 409
     assert "no match" in response.json()["detail"]
 
