@@ -18,8 +18,13 @@ shared by processes); the overlay's times from the page's clock (epoch ms), conv
 `--truth-detector` feeds the clip's true ball positions instead of the detector (the rest of
 the pipeline is real), for the service's own latency on a machine too busy for the detector.
 
+`--frames-late` measures, without the service and whatever the machine's load, what the
+pipeline itself waits for: every frame is processed in order (as a machine that keeps up
+would), and each drop's `ball_pocket` event and each shot's end are timed by the frame they
+become known on, after the frame they happened on. A live call can come no sooner.
+
 Run: ``.venv/bin/python tests/benchmarks/bench_live_latency.py CLIP_DIR [--no-browser]
-[--truth-detector]``
+[--truth-detector] [--frames-late]``
 """
 
 from __future__ import annotations
@@ -187,6 +192,43 @@ def _truth_server(clip: Path, db: Path) -> int:
     return 0
 
 
+def _frames_late(clip: Path, truth_detector: bool) -> int:
+    """Frames from each true drop and shot end to the frame the pipeline reports it on."""
+    from calibration.io import load_calibration
+    from referee.pipeline import Pipeline
+    from tests.referee.live.helpers import CsvTruthDetector
+    from vision.sources import open_source
+
+    drops, shots, fps = _truth(clip)
+    calibration = load_calibration(clip / "calibration.json")
+    detector = CsvTruthDetector(clip / "truth" / "tracks.csv") if truth_detector else None
+    pipeline = Pipeline(calibration, detector=detector)
+    pockets: list[tuple[int, int, str]] = []  # (frame reported on, event frame, ball)
+    ends: list[tuple[int, int]] = []  # (frame reported on, shot's end frame)
+    source = open_source(str(clip / "video.mp4"))
+    last = 0
+    while (frame := source.read()) is not None:
+        result, last = pipeline.process(frame), frame.index
+        pockets += [(last, e.frame, BALL_NAMES[e.balls[0]]) for e in result.events
+                    if e.kind.value == "ball_pocket"]  # fmt: skip
+        ends += [(last, s.shot.frame_end) for s in result.shots]
+    _, finished = pipeline.judge_end()
+    ends += [(last, s.shot.frame_end) for s in finished]
+    source.close()
+    for drop in drops:
+        ball = str(drop["balls"][0])
+        seen = next(((on, at) for on, at, b in pockets if b == ball), None)
+        late = "never" if seen is None else (
+            f"{seen[0] - drop['frame']} frames ({1000 * (seen[0] - drop['frame']) / fps:.0f} ms) "
+            f"after the true drop (frame {drop['frame']}; event dated {seen[1]})")  # fmt: skip
+        print(f"drop of the {ball}: reported {late}")
+    for shot, (on, end) in zip(shots, ends, strict=False):
+        print(f"shot {shot['shot']}: its end (true {shot['frame_end']}, found {end}) known on "
+              f"frame {on}: {on - shot['frame_end']} frames "
+              f"({1000 * (on - shot['frame_end']) / fps:.0f} ms) after the true end")  # fmt: skip
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("clip", type=Path)
@@ -194,9 +236,12 @@ def main() -> int:
     parser.add_argument("--tail-s", type=float, default=8.0, help="wait after the file ends")
     parser.add_argument("--messages", type=Path, help="write the received messages here")
     parser.add_argument("--truth-detector", action="store_true", help="detections from truth")
+    parser.add_argument("--frames-late", action="store_true", help="the pipeline's own wait")
     parser.add_argument("--child-db", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     clip = args.clip.resolve()
+    if args.frames_late:
+        return _frames_late(clip, args.truth_detector)
     if args.child_db is not None:
         return _truth_server(clip, args.child_db)
     work = Path(tempfile.mkdtemp(prefix="bench-live-latency-"))
