@@ -10,7 +10,7 @@ instead are returned as sentences (`assume_call`) so the report can state them.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,12 +61,15 @@ class ShotDeclarations:
         referee_fouls: rules.md §4 referee foul names seen on this shot.
         warnings: players warned before this shot.
         option_choice: "shoot" or "hand_back", chosen after this shot's call; None if none.
+        option_choice_before: a choice keyed by time: made before this shot's strike (after
+            the previous shot's call), so it answers the option that call left, if any.
     """
 
     declarations: dict[str, Any] = field(default_factory=dict)
     referee_fouls: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     option_choice: str | None = None
+    option_choice_before: str | None = None
 
     @property
     def has_call(self) -> bool:
@@ -113,6 +116,7 @@ def _combine(entries: list[Entry]) -> ShotDeclarations:
     fouls: list[str] = []
     warnings: list[str] = []
     choice: str | None = None
+    before = next((e.data["choice"] for e in _time_keyed_choices(entries)), None)
     for entry in entries:
         d = entry.data
         if entry.type == "call":
@@ -134,9 +138,16 @@ def _combine(entries: list[Entry]) -> ShotDeclarations:
             fouls += [f for f in d["fouls"] if f not in fouls]
         elif entry.type == "warning":
             warnings.append(d["player"])
-        elif entry.type == "option_choice":
+        elif entry.type == "option_choice" and entry.time_s is None:
             choice = d["choice"]
-    return ShotDeclarations(declarations, tuple(fouls), tuple(warnings), choice)
+    return ShotDeclarations(declarations, tuple(fouls), tuple(warnings), choice, before)
+
+
+def _time_keyed_choices(entries: list[Entry]) -> list[Entry]:
+    """Option choices keyed by time, latest first: a choice is made between two strikes, so
+    the time puts it before this shot (a shot number puts it after that shot's call)."""
+    keyed = [e for e in entries if e.type == "option_choice" and e.time_s is not None]
+    return sorted(keyed, key=lambda e: e.time_s or 0.0, reverse=True)
 
 
 def _check(condition: bool, where: str, message: str) -> None:
@@ -277,6 +288,13 @@ def _entry(data: dict[str, Any], where: str, line: int) -> Entry:
         where,
         f"'time_s' must be a time in seconds >= 0, got {time_s!r}",
     )
+    rack = _number(data.get("rack", 1))
+    _check(
+        rack == 1 or shot is None,
+        where,
+        "'shot' counts over the whole match (1-based, the first break is 1): a 'rack' with "
+        "shot numbers inside it is not read; give the match's shot number or 'time_s'",
+    )
     fields = _normalised(str(kind), data, where)
     return Entry(str(kind), shot, None if time_s is None else float(time_s), fields, line)
 
@@ -359,12 +377,7 @@ def assume_call(
     if chosen.get("pocket") is None:
         return declared, ["call not known and pocket not seen: shot judged as uncalled"]
     call = {"ball": int(chosen["ball"]), "pocket": chosen["pocket"], "source": "obvious"}
-    filled = ShotDeclarations(
-        {**declared.declarations, "call": call},
-        declared.referee_fouls,
-        declared.warnings,
-        declared.option_choice,
-    )
+    filled = replace(declared, declarations={**declared.declarations, "call": call})
     sentence = f"call not known: assumed obvious ({call['ball']} in {call['pocket']})"
     return filled, [sentence]
 

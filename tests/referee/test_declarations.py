@@ -213,9 +213,33 @@ def test_lines_written_by_hand_read_as_the_documented_form() -> None:
         ('{"shot": "second", "type": "push_out"}', "'shot'"),
         ('{"shot": 2, "type": "warning", "player": "referee"}', "'player'"),
         ('{"shot": 2, "comment": "nice shot"}', "'type'"),
+        ('{"rack": 2, "shot": 1, "type": "push_out"}', "'shot' counts over the whole match"),
     ],
-    ids=["announced-call-without-pocket", "ball-word", "fouls", "shot-word", "player", "no-type"],
+    ids=[
+        "announced-call-without-pocket",
+        "ball-word",
+        "fouls",
+        "shot-word",
+        "player",
+        "no-type",
+        "shot-in-rack",
+    ],
 )
 def test_what_still_names_nothing_is_refused_with_line_and_field(line: str, field: str) -> None:
     with pytest.raises(DeclarationsError, match=f"decl:2: .*{field}"):
         parse_declarations('{"type": "match"}\n' + line, "decl")
+
+
+def test_a_choice_keyed_by_time_answers_the_option_before_the_next_strike() -> None:
+    """Push-out 4 / Déroulement 3: the holder chooses between two strikes; keyed by time,
+    the choice belongs before the next strike, not after that shot's call."""
+    log = parse_declarations(
+        '{"time_s": 12.0, "type": "option_choice", "choice": "hand_back"}\n'
+        '{"shot": 2, "type": "option_choice", "choice": "shoot"}\n'
+    )
+    second = log.for_shot(2, 10.0, 5.0)
+    assert (second.option_choice, second.option_choice_before) == ("shoot", None)
+    third = log.for_shot(3, 14.0, 10.0)
+    assert (third.option_choice, third.option_choice_before) == (None, "hand_back")
+    kept, _ = assume_call(third, {"pocketed": [{"ball": 3, "pocket": "foot_left"}]}, False)
+    assert kept.option_choice_before == "hand_back"
