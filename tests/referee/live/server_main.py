@@ -1,11 +1,9 @@
-"""A live server process for the restart test:
-`python server_main.py DB PORT TOKEN [VIDEO [strike-only]]`.
+"""A live server process for the restart test: `python server_main.py DB PORT TOKEN [VIDEO]`.
 
 PORT 0 takes any free port; the first line on stdout is `port N`, the port it listens on.
 Runs the real app on uvicorn with the scripted break of helpers.py as its pipeline (the video,
 when given, is played at its frame rate; the break is held until DB.go exists), so the test
-can kill it with SIGKILL mid-match. With `strike-only` the pipeline reports the break's
-strike on frame 10 and nothing after it: a shot the service is killed during.
+can kill it with SIGKILL mid-match.
 """
 
 from __future__ import annotations
@@ -22,19 +20,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from referee.live.app import create_app
 from referee.live.listen import bound_port, listen
 from referee.live.settings import LiveSettings
-from tests.referee.live.helpers import ScriptedPipeline, break_script
-from tracking.types import Event, EventKind
+from tests.referee.live.helpers import break_script
 
 
 def main() -> None:
     db, port, token = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     source = sys.argv[4] if len(sys.argv) > 4 else "none"
     settings = LiveSettings(source=source, db=Path(db), port=port, token=token, realtime=True)
-    if sys.argv[5:] == ["strike-only"]:
-        pipeline = ScriptedPipeline({10: [Event(10, 1.0, EventKind.STRIKE, (0,))]})
-    else:
-        pipeline = break_script()
-        pipeline.gate.clear()  # the break is reported once the test creates DB.go
+    pipeline = break_script()
+    pipeline.gate.clear()  # the break is reported once the test creates DB.go
 
     def open_gate() -> None:
         while not Path(db + ".go").exists():

@@ -15,7 +15,16 @@ from typing import Any
 import httpx
 from websockets.sync.client import connect
 
-from tests.referee.live.helpers import receive_until, wait_for, write_video
+from referee.live.settings import LiveSettings
+from tests.referee.live.helpers import (
+    RunningServer,
+    ScriptedPipeline,
+    receive_until,
+    serve,
+    wait_for,
+    write_video,
+)
+from tracking.types import Event, EventKind
 
 SERVER = Path(__file__).with_name("server_main.py")
 TOKEN = "restart-token"
@@ -23,11 +32,9 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 @contextmanager
-def _server(
-    db: Path, source: str = "none", *mode: str
-) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def _server(db: Path, source: str = "none") -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     process = subprocess.Popen(
-        [sys.executable, str(SERVER), str(db), "0", TOKEN, source, *mode],
+        [sys.executable, str(SERVER), str(db), "0", TOKEN, source],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
@@ -95,28 +102,28 @@ def test_state_survives_sigkill(tmp_path: Path) -> None:
     assert {e["kind"] for e in export_after["events"]} >= {"strike", "ball_pocket", "shot_end"}
 
 
-def test_a_shot_cut_by_a_kill_is_announced_and_can_be_entered_by_hand(tmp_path: Path) -> None:
-    """Killed between a strike and the end of its shot, the service comes back knowing a
-    shot lost its call: every viewer that connects is told, until the operator enters the
-    shot (POST /api/shot, judged as a camera shot) or the next shot is judged."""
-    db = tmp_path / "match.sqlite3"
+def test_a_shot_cut_by_a_stop_is_announced_and_can_be_entered_by_hand(tmp_path: Path) -> None:
+    """Stopped between a strike and the end of its shot (a kill -9 or a crash: the stop here
+    judges nothing either), the service comes back knowing a shot lost its call: every
+    viewer that connects is told, until the operator enters the shot (POST /api/shot, judged
+    as a camera shot) or the next shot is judged."""
+    settings = LiveSettings(source="none", db=tmp_path / "match.sqlite3", realtime=True)
     video = write_video(tmp_path / "clip.avi", frames=100, fps=10.0)
-    with _server(db, str(video), "strike-only") as (url, process):
-        _post(url, "/api/match", {"players": {"A": "Ann", "B": "Ben"}, "breaker": "A"})
+    strike_only = ScriptedPipeline({10: [Event(10, 1.0, EventKind.STRIKE, (0,))]})
+    with serve(settings.model_copy(update={"source": str(video)}), strike_only) as server:
+        _post_to(server, "/api/match", {"players": {"A": "Ann", "B": "Ben"}, "breaker": "A"})
         wait_for(lambda: any(e["kind"] == "strike" for e in
-                             httpx.get(f"{url}/api/matches/1/export").json()["events"]),
+                             httpx.get(f"{server.url}/api/matches/1/export").json()["events"]),
                  what="the strike to be stored")  # fmt: skip
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait(10)
-    with _server(db) as (url, _process):
-        with connect(url.replace("http://", "ws://") + "/ws") as ws:
+    with serve(settings) as server:
+        with connect(server.ws_url) as ws:
             alert, _ = receive_until(ws, "alert")
-        before = httpx.get(f"{url}/api/health").json()
+        before = httpx.get(f"{server.url}/api/health").json()
         facts = {"first_object_ball_contacted": 1, "object_balls_to_cushion_on_break": 4,
                  "pocketed": [{"ball": 3, "pocket": "foot_left"}]}  # fmt: skip
-        entered = _post(url, "/api/shot", {"facts": facts, "reason": "service restarted"})
-        after = httpx.get(f"{url}/api/health").json()
-        export = httpx.get(f"{url}/api/matches/1/export").json()
+        entered = _post_to(server, "/api/shot", {"facts": facts, "reason": "service restarted"})
+        after = httpx.get(f"{server.url}/api/health").json()
+        export = httpx.get(f"{server.url}/api/matches/1/export").json()
     assert "stopped during a shot" in alert["message"]
     assert before["interrupted_shot"]["kind"] == "strike"
     assert after["interrupted_shot"] is None
@@ -126,3 +133,9 @@ def test_a_shot_cut_by_a_kill_is_announced_and_can_be_entered_by_hand(tmp_path: 
     shot = export["actions"][-1]
     assert shot["kind"] == "shot" and shot["payload"]["source"] == "operator"
     assert shot["payload"]["facts"]["cue_ball_pocketed"] is False
+
+
+def _post_to(server: RunningServer, path: str, body: dict[str, Any]) -> httpx.Response:
+    response = httpx.post(f"{server.url}{path}", json=body, headers=server.auth(), timeout=5)
+    assert response.is_success, response.text
+    return response
