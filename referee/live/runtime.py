@@ -19,6 +19,7 @@ from typing import Any
 from referee.live.capture import CaptureThread, FrameMailbox, FrameSource, SourceStatus
 from referee.live.connections import ConnectionManager
 from referee.live.fit_check import FitWatch
+from referee.live.outage import OutageWatch
 from referee.live.service import LiveReferee
 from referee.live.session import RulesBackend
 from referee.live.settings import LiveSettings
@@ -87,6 +88,7 @@ class LiveRuntime:
         self._judging_captured_s: float | None = None
         self._announced_error = ""
         self.fit_watch: FitWatch | None = None
+        self.outage = OutageWatch()
 
     def publish(self, message: dict[str, Any]) -> None:
         if message.get("type") == "state":
@@ -170,6 +172,7 @@ class LiveRuntime:
         key = {"state": status.get("state"), "message": status.get("message")}
         if key != self._last_status:
             self._last_status = key
+            self.outage.on_state(str(status.get("state")), self.balls, time.monotonic())
             self.manager.broadcast({"type": "source_status", **status})
 
     async def _watch_source(self) -> None:
@@ -200,6 +203,7 @@ class LiveRuntime:
         while len(self._captured_at) > 3600:
             self._captured_at.popitem(last=False)
         for event in output.events:
+            self.outage.on_event(str(event.get("kind")))
             self.referee.on_event(event | {"captured_s": output.captured_s})
             now_s = time.monotonic()
             self.event_latency_s.append(now_s - output.captured_s)
@@ -208,6 +212,9 @@ class LiveRuntime:
                 self.event_delay_s.append(now_s - happened_s)
         if output.balls is not None:
             self.balls = output.balls
+            changed = self.outage.on_balls(output.balls, time.monotonic())
+            if changed is not None:
+                self.manager.broadcast({"type": "alert", "message": changed})
             self.manager.broadcast(
                 {
                     "type": "balls",
@@ -277,6 +284,7 @@ class LiveRuntime:
             ),
             "match_id": self.referee.match_id,
             "interrupted_shot": self.referee.interrupted,
+            "balls_changed_in_outage": self.outage.last or None,
             "db": str(self.settings.db),
         }
 
