@@ -7,6 +7,7 @@ warning state machine (I-24); every call carries every rules.md §5 field; deter
 
 from __future__ import annotations
 
+import random
 from typing import Any, TypeVar
 
 from hypothesis import HealthCheck, given, settings
@@ -28,58 +29,61 @@ REFEREE_FOULS = [
 ]
 
 
-def _subset(draw: st.DrawFn, balls: list[T], max_size: int) -> list[T]:
-    return draw(st.lists(st.sampled_from(balls), max_size=max_size, unique=True)) if balls else []
+def _subset(rng: random.Random, balls: list[T], max_size: int) -> list[T]:
+    return rng.sample(balls, rng.randint(0, min(max_size, len(balls))))
+
+
+SEEDS = st.integers(0, 2**32 - 1)
+"""Each step is built from one drawn seed: drawing every field as its own strategy cost
+hypothesis ~0.5 s per sequence, and the sequences, not their shrinking, are the point."""
 
 
 @st.composite
 def shot_steps(draw: st.DrawFn, state: GameState) -> dict[str, Any]:
     """A shot on this table: every ball it names is on the table."""
+    rng = random.Random(draw(SEEDS))
     balls = list(state.balls_on_table)
-    pocketed = _subset(draw, balls, 3)
-    off = (
-        _subset(draw, [b for b in balls if b not in pocketed], 1)
-        if draw(st.integers(0, 9)) == 0
-        else []
-    )
-    cushions = _subset(draw, balls, 4) + (["cue"] if draw(st.booleans()) else [])
+    pocketed = _subset(rng, balls, 3)
+    off = _subset(rng, [b for b in balls if b not in pocketed], 1) if rng.randint(0, 9) == 0 else []
+    cushions: list[Any] = _subset(rng, balls, 4) + (["cue"] if rng.random() < 0.5 else [])
     call = None
-    if draw(st.booleans()):
-        call = {"ball": draw(st.sampled_from(balls)), "pocket": draw(st.sampled_from(POCKETS))}
+    if rng.random() < 0.5:
+        call = {"ball": rng.choice(balls), "pocket": rng.choice(POCKETS)}
     step: dict[str, Any] = {
         "type": "shot",
         "declarations": {
             "call": call,
-            "push_out": draw(st.integers(0, 4)) == 0,
-            "break_announce_10": draw(st.booleans()),
+            "push_out": rng.randint(0, 4) == 0,
+            "break_announce_10": rng.random() < 0.5,
         },
         "shot": {
-            "first_object_ball_contacted": draw(st.none() | st.sampled_from(balls)),
+            "first_object_ball_contacted": rng.choice([None, *balls]),
             "cushion_after_first_contact": cushions,
-            "pocketed": [{"ball": b, "pocket": draw(st.sampled_from(POCKETS))} for b in pocketed],
+            "pocketed": [{"ball": b, "pocket": rng.choice(POCKETS)} for b in pocketed],
             "off_table": off,
-            "cue_ball_pocketed": draw(st.integers(0, 5)) == 0,
+            "cue_ball_pocketed": rng.randint(0, 5) == 0,
             "cue_ball_off_table": False,
-            "object_balls_to_cushion_on_break": draw(st.integers(0, 10)),
+            "object_balls_to_cushion_on_break": rng.randint(0, 10),
         },
-        "referee_fouls": _subset(draw, REFEREE_FOULS, 1) if draw(st.integers(0, 5)) == 0 else [],
+        "referee_fouls": _subset(rng, REFEREE_FOULS, 1) if rng.randint(0, 5) == 0 else [],
     }
-    if draw(st.integers(0, 15)) == 0 and state.turn is not None:
+    if rng.randint(0, 15) == 0 and state.turn is not None:
         step["player"] = state.turn.other().value  # out of turn (I-30)
     return step
 
 
 @st.composite
 def next_steps(draw: st.DrawFn, state: GameState) -> dict[str, Any]:
+    rng = random.Random(draw(SEEDS))
     option = state.pending_option
-    if option is not None and draw(st.integers(0, 4)) > 0:
+    if option is not None and rng.randint(0, 4) > 0:
         return {
             "type": "option_choice",
             "player": option.holder.value,
-            "choice": draw(st.sampled_from(["shoot", "hand_back"])),
+            "choice": rng.choice(["shoot", "hand_back"]),
         }
     due = state.warning_due
-    if due is not None and draw(st.booleans()):
+    if due is not None and rng.random() < 0.5:
         return {"type": "warning", "player": due.value}
     return draw(shot_steps(state))
 
