@@ -38,6 +38,24 @@
     toastTimer = setTimeout(() => box.classList.add("hidden"), error ? 5000 : 2000);
   }
 
+  // Alerts stay on the page until the operator taps them away (a toast is gone in seconds,
+  // and the phone may be in a pocket when a camera drops or a shot goes uncalled).
+  function addAlert(text) {
+    const list = $("alerts");
+    for (const row of list.children) if (row.dataset.text === text) row.remove();
+    const row = document.createElement("div");
+    row.className = "alert";
+    row.dataset.text = text;
+    const words = document.createElement("span");
+    words.textContent = text;
+    const ok = document.createElement("button");
+    ok.textContent = "OK";
+    ok.onclick = () => row.remove();
+    row.append(words, ok);
+    list.prepend(row);
+    while (list.children.length > 5) list.lastChild.remove();
+  }
+
   function errorText(status, body) {
     if (status === 401) return "wrong or missing operator token (tap 'token')";
     const detail = body && body.detail;
@@ -235,7 +253,7 @@
     else if (msg.type === "call") { renderCall(msg); toast(Tenball.callHeadline(msg, match), !!(msg.result || {}).foul); }
     else if (msg.type === "balls") table.setBalls(msg.balls);
     else if (msg.type === "source_status") renderSource(msg);
-    else if (msg.type === "alert") toast(msg.message, true);
+    else if (msg.type === "alert") { toast(msg.message, true); addAlert(msg.message); }
   }, (up) => {
     $("conn").textContent = up ? "connected" : "reconnecting…";
     $("conn").className = `pill ${up ? "ok" : "bad"}`;

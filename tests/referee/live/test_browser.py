@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,8 @@ import pytest
 
 from referee.live.settings import LiveSettings
 from tests.referee.live.cdp import Browser, find_chromium
-from tests.referee.live.helpers import break_script, serve, write_video
+from tests.referee.live.helpers import ScriptedPipeline, break_script, serve, wait_for, write_video
+from tracking.types import Event, EventKind
 
 CHROMIUM = find_chromium()
 pytestmark = pytest.mark.skipif(
@@ -199,3 +201,28 @@ def test_operator_corrects_the_last_call_from_the_page(tmp_path: Path, browser: 
         export = httpx.get(f"{server.url}/api/matches/1/export").json()
     assert export["audit"][0]["correction"]["reason"] == "the cue ball dropped"
     assert [c["superseded"] for c in export["calls"]] == [1, 0]
+
+
+def test_operator_keeps_an_alert_until_it_is_tapped_away(tmp_path: Path, browser: Browser) -> None:
+    """The service came back after stopping during a shot: the operator's page keeps saying
+    so (a toast is gone in seconds) until the operator taps it away."""
+    settings = LiveSettings(source="none", db=tmp_path / "live.sqlite3")
+    strike_only = ScriptedPipeline({10: [Event(10, 1.0, EventKind.STRIKE, (0,))]})
+    video = write_video(tmp_path / "clip.avi", frames=20)
+    started = threading.Event()  # the file is refereed once the match is there
+    make = lambda frame: started.wait(30) and strike_only  # noqa: E731
+    with serve(settings.model_copy(update={"source": str(video)}), make_pipeline=make) as server:
+        body = {"players": {"A": "Alice", "B": "Bob"}, "breaker": "A"}
+        httpx.post(f"{server.url}/api/match", json=body, headers=server.auth()).raise_for_status()
+        started.set()
+        wait_for(lambda: httpx.get(f"{server.url}/api/matches/1/export").json()["events"],
+                 what="the strike to be stored")  # fmt: skip
+    with serve(settings) as server:
+        browser.navigate(f"{server.url}/operator?token={server.token}")
+        alerts = "[...document.querySelectorAll('#alerts .alert span')].map(a => a.textContent)"
+        browser.wait_for(f"{alerts}.length === 1", what="the alert on the page")
+        kept = browser.evaluate(alerts)
+        browser.evaluate("document.querySelector('#alerts .alert button').click()")
+        left = browser.evaluate(alerts)
+    assert len(kept) == 1 and "stopped during a shot" in kept[0]
+    assert left == []
