@@ -20,9 +20,16 @@ from tests.referee.rules.adversary_cases import ADVERSARY_CASES
 from tests.referee.rules.audit_cases import AUDIT_CASES
 from tests.referee.rules.rule_cases import ALL_CASES
 from tests.referee.rules.runner import RESULT_KEYS
+from tests.referee.rules.walk_cases import WALK_CASES
 
 SPEC = Path(__file__).resolve().parents[2] / "data" / "scenarios-public.json"
-CASES = [*json.loads(SPEC.read_text())["scenarios"], *ALL_CASES, *AUDIT_CASES, *ADVERSARY_CASES]
+CASES = [
+    *json.loads(SPEC.read_text())["scenarios"],
+    *ALL_CASES,
+    *AUDIT_CASES,
+    *ADVERSARY_CASES,
+    *WALK_CASES,
+]
 POCKETS = ("head_left", "head_right", "side_left", "side_right", "foot_left", "foot_right")
 CODES = {
     "no_foot_on_floor": "F4", "ball_touched": "F6", "double_hit": "F7", "push_shot": "F8",
