@@ -204,20 +204,20 @@ def check_descriptive_facts(facts: Mapping[str, Any], on_table: tuple[int, ...] 
 
 
 def _apply_off_table(facts: dict[str, Any]) -> None:
+    """I-15 from the details: an `off_table_detail` entry, or an `off_table` entry written
+    as an object ({"ball": 6, "returned_to_bed": true}), says how the ball left."""
     off = as_list(facts.get("off_table"), "shot.off_table")
-    forced = [
-        _ball_of(e)
-        for e in _detail_entries(facts.get("off_table_detail"))
-        if _touched_non_table_object(e)
+    details = [
+        *_detail_entries(facts.get("off_table_detail")),
+        *(e for e in off if isinstance(e, Mapping)),
     ]
+    forced = [_ball_of(e) for e in details if _touched_non_table_object(e)]
     for ball in forced:  # I-15: touching a non-table object is off, even if it comes back
         if is_cue(ball) or str(ball) == "0":
             facts["cue_ball_off_table"] = True
         elif not any(_same_ball(ball, _ball_of(b)) for b in off):
             off.append(ball)
-    said_returned = [
-        _ball_of(e) for e in _detail_entries(facts.get("off_table_detail")) if _returned_to_bed(e)
-    ]
+    said_returned = [_ball_of(e) for e in details if _returned_to_bed(e)]
     returned = [
         _ball_of(b)
         for b in [*as_list(facts.get("returned_to_bed_after_rail_top"), "shot."), *said_returned]
@@ -281,7 +281,8 @@ def apply_descriptive_facts(
     """
     check_descriptive_facts(data, on_table)
     facts = dict(data)
-    if "off_table_detail" in facts or "returned_to_bed_after_rail_top" in facts:
+    detailed = any(isinstance(e, Mapping) for e in as_list(facts.get("off_table"), "shot."))
+    if "off_table_detail" in facts or "returned_to_bed_after_rail_top" in facts or detailed:
         _apply_off_table(facts)
     if "late_drops" in facts:
         _apply_late_drops(facts)

@@ -316,3 +316,21 @@ def test_late_drops_in_other_forms(late: Any, pocketed: bool) -> None:
     result = _results(MID, [step])[0]
     assert (result["remain_pocketed"] == [3]) is pocketed
     assert result["next_shooter"] == ("A" if pocketed else "B")
+
+
+@pytest.mark.parametrize(
+    ("entry", "fouls"),
+    [
+        ({"ball": 6, "returned_to_bed": True}, []),
+        ({"ball": 6, "touched": "lamp", "returned_to_bed": True}, ["F5"]),
+        ({"ball": 6}, ["F5"]),
+    ],
+    ids=["rail-top-return", "touched-a-lamp", "plain"],
+)
+def test_an_off_table_entry_that_says_how_the_ball_left(
+    entry: dict[str, Any], fouls: list[str]
+) -> None:
+    """I-15: a ball that rides the rail top and falls back is not off the table; one that
+    touches a non-table object is, even if it comes back (Fautes 5)."""
+    step = shot(facts(3, cushions=[3, 6], off_table=[entry]), {}, "")
+    assert _results(MID, [step])[0]["fouls"] == fouls
