@@ -230,9 +230,18 @@ def _apply_off_table(facts: dict[str, Any]) -> None:
     facts["off_table"] = off
 
 
+def _timed_pocket(entry: Any) -> bool:
+    """A `pocketed` entry that says when the ball dropped after the balls stopped
+    ({"ball": 3, "seconds_after_rest": 7}): it is judged as a late drop (I-20)."""
+    if not isinstance(entry, Mapping):
+        return False
+    return any(w in k.lower() for k in entry for w in (*_DELAY_WORDS, "within", "outside"))
+
+
 def _apply_late_drops(facts: dict[str, Any]) -> None:
     pocketed = as_list(facts.get("pocketed"), "shot.pocketed")
-    for entry in _late_entries(facts.get("late_drops")):
+    timed = [e for e in pocketed if _timed_pocket(e)]
+    for entry in [*_late_entries(facts.get("late_drops")), *timed]:
         if not isinstance(entry, Mapping):
             continue  # a bare ball number says nothing about timing: trust `pocketed`
         ball, delay = entry.get("ball"), _delay_s(entry)
@@ -284,7 +293,8 @@ def apply_descriptive_facts(
     detailed = any(isinstance(e, Mapping) for e in as_list(facts.get("off_table"), "shot."))
     if "off_table_detail" in facts or "returned_to_bed_after_rail_top" in facts or detailed:
         _apply_off_table(facts)
-    if "late_drops" in facts:
+    timed = any(_timed_pocket(e) for e in as_list(facts.get("pocketed"), "shot.pocketed"))
+    if "late_drops" in facts or timed:
         _apply_late_drops(facts)
     if "cue_ball_frozen_to" in facts:
         _apply_frozen_cue_ball(facts)

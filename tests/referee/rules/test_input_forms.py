@@ -334,3 +334,20 @@ def test_an_off_table_entry_that_says_how_the_ball_left(
     touches a non-table object is, even if it comes back (Fautes 5)."""
     step = shot(facts(3, cushions=[3, 6], off_table=[entry]), {}, "")
     assert _results(MID, [step])[0]["fouls"] == fouls
+
+
+@pytest.mark.parametrize(
+    ("entry", "pocketed"),
+    [
+        ({"ball": 3, "pocket": "foot_left", "seconds_after_rest": 7}, False),
+        ({"ball": 3, "pocket": "foot_left", "seconds_after_rest": 2.5}, True),
+        ({"ball": 3, "pocket": "foot_left", "within_5s": False}, False),
+        ({"ball": 3, "pocket": "foot_left", "frame": 412, "time_s": 14.0}, True),
+    ],
+    ids=["late", "in-window", "flag", "clock-time-is-no-delay"],
+)
+def test_a_pocketed_entry_that_says_when_it_dropped(entry: dict[str, Any], pocketed: bool) -> None:
+    """I-20: a ball listed in `pocketed` with its delay after the balls stopped is judged as
+    a late drop; a frame or clock time alone says nothing about the window."""
+    step = shot(facts(3, cushions=[3], pocketed=[entry]), {}, "", call=(3, "foot_left"))
+    assert (_results(MID, [step])[0]["remain_pocketed"] == [3]) is pocketed
