@@ -22,7 +22,7 @@ after the rack area stood nearly empty (a new rack), as `tracking.rack.RackPrior
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -70,13 +70,16 @@ class RackFillConfig:
         rearm_s: how long the rack area must stand nearly empty before a new rack is
             filled.
         rack_weight: share of a filled ball's class probabilities given to the name the
-            rack's law leaves its place (`rack_names`: ten balls, 1 to 10, once each, the 1
-            on the apex and the 10 in the middle, none named like a ball seen on a place);
-            the rest is its own pixels' reading. At 0.6 a filled ball is sure enough of that
-            name for its track to start (the tracker's ``init_min_probability``, 0.5, of its
-            probability times its confidence), yet a clear sighting (0.99) outweighs it in
-            the track's evidence. 0: pixels only (a ball showing a few pixels was often
-            below the start threshold, and never tracked before the break).
+            rack's law gives its place (`rack_names` over the whole rack: ten balls, 1 to
+            10, once each, the 1 on the apex and the 10 in the middle); the rest is its own
+            pixels' reading. At 0.6 a filled ball is sure enough of that name for its track
+            to start (the tracker's ``init_min_probability``, 0.5, of its probability times
+            its confidence), yet a clear sighting (0.99) outweighs it in the track's
+            evidence. 0: pixels only (a ball showing a few pixels was often below the start
+            threshold, and never tracked before the break). Applying the law's names to the
+            detected racked balls too (their names held from the first frame) cost
+            corner_offtable_grey 3/3 -> 0/3 calls and a fresh corner clip identity 0.983 ->
+            0.969: the detector's own readings of the balls it sees are the better ones.
     """
 
     enabled: bool = False
@@ -166,8 +169,8 @@ class RackFiller:
             return detections
         self.filled_frames += 1
         named = self._named(fill, pixels, frame.image).astype(np.float64)
-        kept = self._kept(detections, place, centres)
-        return self._joined(kept, centres, fill, self._by_rack(kept, fill, named))
+        prob = self._by_rack(detections, place, fill, named)
+        return self._joined(self._kept(detections, place, centres), centres, fill, prob)
 
     def _hidden(
         self,
@@ -190,23 +193,27 @@ class RackFiller:
         return fill
 
     def _by_rack(
-        self, kept: Detections, fill: NDArray[np.int64], named: NDArray[np.float64]
+        self,
+        detections: Detections,
+        place: NDArray[np.int64],
+        fill: NDArray[np.int64],
+        named: NDArray[np.float64],
     ) -> NDArray[np.float32]:
         """(F, 11) class probabilities of the filled places: their own pixels' (F, 11)
         ``named`` under the places' priors, blended (``rack_weight``) with the name the
-        rack's law leaves each: one of the ten balls that no ``kept`` detection is named
-        (one ball per class: `_kept`), a different one for each (`rack_names`)."""
+        rack's law gives each (`rack_names`: the whole rack's likeliest labelling by the
+        detected balls' and the filled places' readings under the places' priors)."""
         prob = named * self._priors[fill]
         prob /= prob.sum(axis=1, keepdims=True)
         weight = self.config.rack_weight
         if weight <= 0.0:
             return prob.astype(np.float32)
-        # The balls the detector sees keep their names: a filled ball takes one of the names
-        # they leave, by its own pixels and its place's prior.
-        rows = prob.copy()
-        rows[:, np.argmax(kept.class_prob, axis=1)] = 0.0
+        on_place = place >= 0
+        rows = np.full((10, NUM_CLASSES), 1.0 / NUM_CLASSES)
+        rows[place[on_place]] = np.maximum(detections.class_prob[on_place], 0.01)
+        rows[fill] = np.maximum(named, 0.01)
         law = np.zeros_like(prob)
-        law[np.arange(len(fill)), rack_names(rows)] = 1.0
+        law[np.arange(len(fill)), rack_names(rows * self._priors)[fill]] = 1.0
         blended: NDArray[np.float32] = ((1.0 - weight) * prob + weight * law).astype(np.float32)
         return blended
 
@@ -283,14 +290,14 @@ class RackFiller:
         self, detections: Detections, place: NDArray[np.int64], centres: NDArray[np.float64]
     ) -> Detections:
         """The detections on places and off the rack (not between places: an unsplit blob's
-        centroid), made one-ball-per-class among themselves."""
+        centroid)."""
         xy = detections.xy_mm.astype(np.float64)
         apart = np.hypot(
             xy[:, None, 0] - centres[None, :, 0], xy[:, None, 1] - centres[None, :, 1]
         ).min(axis=1)
         keep = (place >= 0) | (apart > self.config.between_diameters * self.diameter_mm)
-        kept = detections[keep]
-        return replace(kept, class_prob=exclusive_probabilities(kept.class_prob))
+        kept: Detections = detections[keep]
+        return kept
 
     def _joined(
         self,
@@ -300,14 +307,11 @@ class RackFiller:
         prob: NDArray[np.float32],
     ) -> Detections:
         """The ``kept`` detections and the filled places with their (F, 11) class
-        probabilities ``prob`` (named with the names the kept ones leave; with pixels only,
-        ``rack_weight`` 0, all are made one-ball-per-class together)."""
+        probabilities ``prob``, all made one-ball-per-class together."""
         camera = self.inner.view.camera
         uv = camera.project(centres[fill], BALL_CENTRE_HEIGHT_MM)
         radius = camera.ball_radius_px(centres[fill], self.diameter_mm / 2.0)
-        both = np.vstack([kept.class_prob, prob]).astype(np.float32)
-        if self.config.rack_weight <= 0.0:
-            both = exclusive_probabilities(both)
+        both = exclusive_probabilities(np.vstack([kept.class_prob, prob]))
         return Detections(
             xy_px=np.vstack([kept.xy_px, uv.astype(np.float32)]),
             xy_mm=np.vstack([kept.xy_mm, centres[fill].astype(np.float32)]),
@@ -341,9 +345,8 @@ class RackFiller:
 
 
 def rack_names(prob: NDArray[np.float64]) -> NDArray[np.int64]:
-    """(F,) a different ball for each of F hidden rack places, in the likeliest labelling
-    by their (F, 11) class weights (pixels under the places' priors, zero for the names
-    taken): only the balls 1 to 10 are racked (never the cue ball)."""
+    """(P,) a different ball for each of P rack places, in the likeliest labelling by their
+    (P, 11) class weights: only the balls 1 to 10 are racked (never the cue ball)."""
     cost = -np.log(np.maximum(prob[:, 1:NUM_CLASSES], 1e-12))
     rows, cols = linear_sum_assignment(cost)
     label = np.zeros(len(prob), np.int64)
