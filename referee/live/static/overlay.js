@@ -39,7 +39,10 @@
     const box = document.getElementById("status");
     const parts = [];
     const on = Tenball.ballOn(rules);
-    if (rules.pending_option) {
+    if (match.rack_over) {
+      const winner = ((match.last_call || {}).result || {}).rack_winner;
+      parts.push(winner ? `${Tenball.playerName(match, winner)} wins rack ${match.rack}` : "rack over");
+    } else if (rules.pending_option) {
       parts.push(`${Tenball.playerName(match, rules.pending_option.holder)} chooses: play or hand back`);
     } else if (rules.is_break) {
       parts.push(`${Tenball.playerName(match, rules.turn)} to break`);
@@ -50,7 +53,7 @@
       if (String(rules.cue_ball || "").startsWith("in_hand")) parts.push("ball in hand");
       if (rules.push_out_available) parts.push("push-out available");
     }
-    if (declared.call && declared.call.ball) {
+    if (!match.rack_over && declared.call && declared.call.ball) {
       const item = document.createElement("span");
       item.append("called ", ballChip(declared.call.ball), ` ${Tenball.POCKET_LABEL[declared.call.pocket] || declared.call.pocket}`);
       parts.push(item);

@@ -94,7 +94,8 @@ STATUS = "document.getElementById('status').textContent"
 
 def test_overlay_says_fouls_in_words_readable_at_1080p(tmp_path: Path, browser: Browser) -> None:
     """A stream's viewers do not know the foul codes: the headline says what happened; an OBS
-    browser source is 1920x1080, where the call's smallest text must stay readable."""
+    browser source is 1920x1080, where the call's smallest text must stay readable. Once the
+    rack is won, the line under the scoreboard says who won it (no ball on, no called shot)."""
     settings = LiveSettings(source="none", db=tmp_path / "live.sqlite3")
     with serve(settings) as server:
         browser.send("Emulation.setDeviceMetricsOverride", width=1920, height=1080,
@@ -108,6 +109,21 @@ def test_overlay_says_fouls_in_words_readable_at_1080p(tmp_path: Path, browser: 
             "['call-detail', 'status', 'rack'].map(id => parseFloat("
             "getComputedStyle(document.getElementById(id)).fontSize))"
         )
+        for path, body in [  # a break, then the called 10 down: Alice wins the rack
+            ("/api/match", {"players": {"A": "Alice", "B": "Bob"}, "breaker": "A"}),
+            ("/api/shot", {"facts": {"first_object_ball_contacted": 1,
+                                     "object_balls_to_cushion_on_break": 4,
+                                     "pocketed": [{"ball": 3, "pocket": "foot_left"}]}}),
+            ("/api/declare/call", {"ball": 10, "pocket": "foot_left"}),
+            ("/api/shot", {"facts": {"first_object_ball_contacted": 1,
+                                     "cushion_after_first_contact": [1],
+                                     "pocketed": [{"ball": 10, "pocket": "foot_left"}]}}),
+        ]:  # fmt: skip
+            response = httpx.post(f"{server.url}{path}", json=body, headers=server.auth())
+            assert response.is_success, response.text
+        browser.wait_for(f"{STATUS}.includes('wins')", what="the rack's winner")
+        over = browser.evaluate(STATUS)
+    assert over == "Alice wins rack 1", "the ball on and the called shot are over with the rack"
     assert words == [
         "FOUL F2 F9 – wrong ball first, ball still moving",
         "FOUL Casse 1 – the break did not hit the 1 first, fewer than four balls to a cushion "
