@@ -140,6 +140,23 @@ def _word(text: str) -> str:
     return text.strip().lower().replace("-", "_").replace(" ", "_")
 
 
+STEP_KEY_ALIASES: dict[str, str] = {
+    "facts": "shot",
+    "shot_facts": "shot",
+    "camera": "shot",
+    "camera_facts": "shot",
+    "declaration": "declarations",
+    "declared": "declarations",
+    "referee_foul": "referee_fouls",
+    "referee_seen_fouls": "referee_fouls",
+    "fouls_seen_by_referee": "referee_fouls",
+    "shooter": "player",
+    "played_by": "player",
+    "step_type": "type",
+    "kind": "type",
+}
+"""Keys of a step (scenario conventions) by their other names."""
+
 STEP_TYPE_ALIASES: dict[str, str] = {
     "option": "option_choice",
     "choice": "option_choice",

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import fields, replace
 from typing import Any
 
-from referee.rules.aliases import CHOICE_KEYS, step_type
+from referee.rules.aliases import CHOICE_KEYS, STEP_KEY_ALIASES, step_type, with_canonical_keys
 from referee.rules.call import Call, Reason
 from referee.rules.config import RulesConfig
 from referee.rules.engine import (
@@ -57,7 +57,7 @@ def apply_step(
     Raises:
         RulesInputError: naming the offending field; nothing has changed.
     """
-    d = as_mapping(step, "step")
+    d = with_canonical_keys(as_mapping(step, "step"), STEP_KEY_ALIASES)
     kind = _step_type(d)
     if kind == "rack_check":
         return check_rack(d.get("rack", d)), state  # the rack's items, or the step's own

@@ -83,6 +83,8 @@ SAME_AS_MADE: list[tuple[str, Edit]] = [
     ("state-cue-words", _set("state.cue_ball", "In Position")),
     ("state-player-words", _set("state.turn", "Player A")),
     ("state-no-option-text", _set("state.pending_option", "none")),
+    ("step-facts-key", _rename("shot", "facts")),
+    ("step-declaration-key", _rename("declarations", "declaration")),
 ]
 
 
@@ -351,3 +353,11 @@ def test_a_pocketed_entry_that_says_when_it_dropped(entry: dict[str, Any], pocke
     a late drop; a frame or clock time alone says nothing about the window."""
     step = shot(facts(3, cushions=[3], pocketed=[entry]), {}, "", call=(3, "foot_left"))
     assert (_results(MID, [step])[0]["remain_pocketed"] == [3]) is pocketed
+
+
+def test_who_played_under_another_key() -> None:
+    """Conventions: a shot step's 'player' is who actually played; written 'shooter' it is
+    read the same: B playing in A's turn is Fautes 12 (I-30)."""
+    played = _results(MID, [{**copy.deepcopy(MADE), "player": "B"}])
+    assert played[0]["fouls"] == ["F12"]
+    assert _results(MID, [{**copy.deepcopy(MADE), "shooter": "B"}]) == played
