@@ -218,10 +218,14 @@ def scenario_config(scenario: Mapping[str, Any], base: RulesConfig = DEFAULT_CON
         raise RulesInputError("config", str(error)) from None
 
 
+_STATE_KEYS = ("initial_state", "state", "start_state", "initial", "state_before")
+"""Scenario keys that may hold the state the first step starts from."""
+
+
 def initial_state(scenario: Mapping[str, Any]) -> GameState:
     """The scenario's `initial_state`, else its first step's `state_before`, else a fresh
     rack with A to break."""
-    raw = scenario.get("initial_state")
+    raw = next((scenario[k] for k in _STATE_KEYS if scenario.get(k) is not None), None)
     steps = scenario.get("steps")
     if raw is None and isinstance(steps, list) and steps and isinstance(steps[0], Mapping):
         raw = steps[0].get("state_before")  # the first step's state, when written there

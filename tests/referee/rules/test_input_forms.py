@@ -361,3 +361,8 @@ def test_who_played_under_another_key() -> None:
     played = _results(MID, [{**copy.deepcopy(MADE), "player": "B"}])
     assert played[0]["fouls"] == ["F12"]
     assert _results(MID, [{**copy.deepcopy(MADE), "shooter": "B"}]) == played
+
+
+@pytest.mark.parametrize("key", ["state", "start_state", "initial"])
+def test_the_initial_state_under_another_key(key: str) -> None:
+    assert initial_state({key: MID, "steps": []}) == initial_state({"initial_state": MID})
