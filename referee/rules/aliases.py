@@ -140,6 +140,30 @@ def _word(text: str) -> str:
     return text.strip().lower().replace("-", "_").replace(" ", "_")
 
 
+STATE_KEY_ALIASES: dict[str, str] = {
+    "balls": "balls_on_table",
+    "balls_on_the_table": "balls_on_table",
+    "object_balls_on_table": "balls_on_table",
+    "to_shoot": "turn",
+    "at_table": "turn",
+    "player_to_shoot": "turn",
+    "shooter": "turn",
+    "fouls": "consecutive_fouls",
+    "consecutive_foul_count": "consecutive_fouls",
+    "foul_count": "consecutive_fouls",
+    "warnings": "warned",
+    "warned_players": "warned",
+    "cue_ball_state": "cue_ball",
+    "cue": "cue_ball",
+    "push_out_allowed": "push_out_available",
+    "pushout_available": "push_out_available",
+    "option": "pending_option",
+    "pending": "pending_option",
+    "winner": "rack_winner",
+    "break": "is_break",
+}
+"""rules.md §3 state keys by their other names."""
+
 STEP_KEY_ALIASES: dict[str, str] = {
     "facts": "shot",
     "shot_facts": "shot",

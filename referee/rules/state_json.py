@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from referee.rules.aliases import STATE_KEY_ALIASES, with_canonical_keys
 from referee.rules.errors import RulesInputError
 from referee.rules.readers import as_ball, as_bool, as_list, as_mapping, as_player
 from referee.rules.state import CueBall, GameState, PendingOption, Player
@@ -117,7 +118,7 @@ def _full_rack(d: Mapping[str, Any], balls: tuple[int, ...]) -> bool:
 
 def parse_state(data: Any) -> GameState:
     """Read a rules.md §3 state dict."""
-    d = as_mapping(data, "state")
+    d = with_canonical_keys(as_mapping(data, "state"), STATE_KEY_ALIASES)
     balls = _balls(d.get("balls_on_table", list(range(1, 11))), "state.balls_on_table")
     is_break, cue_ball = _break_and_cue_ball(d, balls)
     winner = d.get("rack_winner")

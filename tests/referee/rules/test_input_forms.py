@@ -83,6 +83,8 @@ SAME_AS_MADE: list[tuple[str, Edit]] = [
     ("state-cue-words", _set("state.cue_ball", "In Position")),
     ("state-player-words", _set("state.turn", "Player A")),
     ("state-no-option-text", _set("state.pending_option", "none")),
+    ("state-balls-key", lambda step, init: init.update(balls=init.pop("balls_on_table"))),
+    ("state-fouls-key", lambda step, init: init.update(fouls=init.pop("consecutive_fouls"))),
     ("step-facts-key", _rename("shot", "facts")),
     ("step-declaration-key", _rename("declarations", "declaration")),
 ]
@@ -366,3 +368,17 @@ def test_who_played_under_another_key() -> None:
 @pytest.mark.parametrize("key", ["state", "start_state", "initial"])
 def test_the_initial_state_under_another_key(key: str) -> None:
     assert initial_state({key: MID, "steps": []}) == initial_state({"initial_state": MID})
+
+
+def test_state_keys_under_other_names() -> None:
+    """rules.md §3 written with other keys: 'balls', 'to_shoot', 'fouls', 'warnings'."""
+    written = {
+        "balls": [4, 5, 10],
+        "to_shoot": "B",
+        "fouls": {"A": 1, "B": 2},
+        "warnings": {"B": True},
+    }
+    game = initial_state({"initial_state": written})
+    assert game.balls_on_table == (4, 5, 10) and game.turn is not None and game.turn.value == "B"
+    assert game.to_json()["consecutive_fouls"] == {"A": 1, "B": 2}
+    assert game.to_json()["warned"] == {"A": False, "B": True}
