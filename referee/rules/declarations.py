@@ -79,6 +79,10 @@ def declaration_notes(ctx: ShotContext) -> list[Reason]:
         else:
             text = "The break is not a called shot: the call has no effect."
             notes.append(Reason("CALL_IGNORED", "Déroulement 2", text))
+    unknown = _not_read(ctx)
+    if unknown:
+        text = f"Not read (keys the rules do not know): {', '.join(unknown)}."
+        notes.append(Reason("NOT_READ", "rules.md §4", text))
     if ctx.facts is not None and not ctx.facts.first_contact_reported:
         text = (
             "The first ball contacted was not reported: the first contact (Casse 1, Fautes 2) "
@@ -96,3 +100,19 @@ def declaration_notes(ctx: ShotContext) -> list[Reason]:
             )
         )
     return notes
+
+
+DESCRIPTIVE_FACTS = (
+    "late_drops", "returned_to_bed_after_rail_top", "off_table_detail", "frozen_to_rail_at_start",
+    "cue_ball_frozen_to", "cue_ball_airborne", "cue_ball_pocket",
+)  # fmt: skip
+"""rules.md §4 optional descriptive facts: read where they matter, never reported unread."""
+
+
+def _not_read(ctx: ShotContext) -> list[str]:
+    """Input keys of the step that no rule reads: an author's other name for a field the
+    engine does not know would otherwise be dropped in silence."""
+    unknown = [f"declarations.{k}" for k in ctx.shot.declarations.not_read]
+    if ctx.facts is not None:
+        unknown += [f"shot.{k}" for k in ctx.facts.extra if k not in DESCRIPTIVE_FACTS]
+    return unknown

@@ -275,7 +275,15 @@ def parse_declarations(data: Any, on_table: tuple[int, ...] | None = None) -> De
         break_announce_10_pocket=None
         if named is None
         else as_pocket(named, "declarations.break_announce_10_pocket"),
+        not_read=tuple(str(k) for k in d if k not in _DECLARATION_KEYS),
     )
+
+
+_DECLARATION_KEYS = {
+    "call", "calls", "push_out", "safety_intended", "break_announce_10",
+    "break_announce_10_pocket", "called_ball", "called_pocket", "call_ball", "call_pocket",
+}  # fmt: skip
+"""Keys of a declarations object the rules read (rules.md §4, and their other names)."""
 
 
 def _referee_foul(entry: Any) -> RefereeFoul | None:

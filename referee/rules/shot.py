@@ -82,6 +82,7 @@ class Declarations:
         safety_intended: informative only: FFB has no safety call (I-13).
         break_announce_10: on the break, the breaker announced the 10 (Casse 4, I-05).
         break_announce_10_pocket: the pocket named with that announcement, if any.
+        not_read: keys of the declarations object the rules do not know (said in the call).
     """
 
     call: CalledShot | None = None
@@ -89,6 +90,7 @@ class Declarations:
     safety_intended: bool = False
     break_announce_10: bool = False
     break_announce_10_pocket: Pocket | None = None
+    not_read: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

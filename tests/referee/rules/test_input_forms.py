@@ -382,3 +382,16 @@ def test_state_keys_under_other_names() -> None:
     assert game.balls_on_table == (4, 5, 10) and game.turn is not None and game.turn.value == "B"
     assert game.to_json()["consecutive_fouls"] == {"A": 1, "B": 2}
     assert game.to_json()["warned"] == {"A": False, "B": True}
+
+
+def test_keys_no_rule_reads_are_said_in_the_call() -> None:
+    """An author's own name for a field the engine does not know is not dropped in silence:
+    the call lists it; the descriptive facts of rules.md §4 are never listed."""
+    step = copy.deepcopy(MADE)
+    step["declarations"]["target_ball"] = 3
+    step["shot"].update(spin="draw", late_drops=[], cue_ball_airborne=False)
+    result, _ = run_step(step, initial_state({"initial_state": MID}))
+    notes = [r["text"] for r in result["reasons"] if r["code"] == "NOT_READ"]
+    assert notes == ["Not read (keys the rules do not know): declarations.target_ball, shot.spin."]
+    clean, _ = run_step(MADE, initial_state({"initial_state": MID}))
+    assert not any(r["code"] == "NOT_READ" for r in clean["reasons"])
