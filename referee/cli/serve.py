@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from referee.live.app import create_app
     from referee.live.listen import ListenError, bound_port, listen
     from referee.live.settings import LiveSettings
+    from referee.live.store import StoreInUseError
 
     try:
         settings = LiveSettings(
@@ -91,7 +92,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"tenball serve: --port: {error.strerror}", file=sys.stderr)
         return 2
     settings = settings.model_copy(update={"port": bound_port(sock)})
-    app = create_app(settings)
+    try:
+        app = create_app(settings)
+    except StoreInUseError as error:  # another table's service has this database
+        sock.close()
+        print(f"tenball serve: --db: {error}", file=sys.stderr)
+        return 2
     base = f"http://{settings.host}:{settings.port}"
     print(f"tenball serve: operator token: {settings.token}", flush=True)
     print(f"tenball serve: operator page {base}/operator?token={settings.token}", flush=True)
