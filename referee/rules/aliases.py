@@ -207,7 +207,7 @@ def step_type(kind: Any) -> Any:
 
 _HAND_BACK_WORDS = (
     "back", "return", "redonn", "decline", "refuse", "pass", "opponent", "previous", "other",
-    "again", "make",
+    "again",
 )  # fmt: skip
 _SHOOT_WORDS = ("shoot", "accept", "play", "take", "keep", "jouer")
 
