@@ -1,7 +1,8 @@
 """Every scenario of the spec and of the audits, rewritten the ways another author could write
 the same input (balls as text, pockets in words, flags as text, a call as "3 in foot_left",
-fact keys under other names, referee fouls by code or as a map, option choices in words, the
-cue ball as 0, empty optional keys left out), gets the same answer at every step.
+fact, step and state keys under other names, referee fouls by code or as a map, option
+choices in words, players as "Player a", the cue ball as 0, empty optional keys left out),
+gets the same answer at every step.
 """
 
 from __future__ import annotations
@@ -107,7 +108,8 @@ def _step(step: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     out = dict(step)
     out["type"] = str(step.get("type", "shot")).replace("_", " ").title()
     if isinstance(step.get("shot"), dict):
-        out["shot"] = _facts(step["shot"], rng)
+        del out["shot"]
+        out[rng.choice(["shot", "facts"])] = _facts(step["shot"], rng)
     if isinstance(step.get("declarations"), dict):
         out["declarations"] = _declarations(step["declarations"], rng)
     fouls = step.get("referee_fouls")
@@ -122,10 +124,26 @@ def _step(step: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return out
 
 
+STATE_KEYS = {"balls_on_table": "balls", "consecutive_fouls": "fouls", "warned": "warnings"}
+
+
+def _state(state: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    out = {STATE_KEYS.get(k, k) if rng.random() < 0.5 else k: v for k, v in state.items()}
+    for key in ("turn", "breaker"):
+        if isinstance(out.get(key), str):
+            out[key] = rng.choice([out[key].lower(), f"Player {out[key]}"])
+    if isinstance(out.get("cue_ball"), str):
+        out["cue_ball"] = out["cue_ball"].replace("_", " ").title()
+    return out
+
+
 def _rewritten(scenario: dict[str, Any], seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     out = copy.deepcopy(scenario)
     out["steps"] = [_step(step, rng) for step in scenario["steps"]]
+    if isinstance(scenario.get("initial_state"), dict):
+        del out["initial_state"]
+        out[rng.choice(["initial_state", "state"])] = _state(scenario["initial_state"], rng)
     return out
 
 
