@@ -59,32 +59,26 @@ def _per_player_bools(data: Any, where: str) -> dict[Player, bool]:
     }
 
 
-_CUE_BALL_ALIASES = {
-    "in_hand": "in_hand_anywhere",
-    "ball_in_hand": "in_hand_anywhere",
-    "ball_in_hand_anywhere": "in_hand_anywhere",
-    "anywhere": "in_hand_anywhere",
-    "in_hand_behind_the_head_string": "in_hand_behind_head_string",
-    "behind_head_string": "in_hand_behind_head_string",
-    "in_hand_behind_headstring": "in_hand_behind_head_string",
-    "in_hand_kitchen": "in_hand_behind_head_string",
-    "kitchen": "in_hand_behind_head_string",
-    "position": "in_position",
-    "in_place": "in_position",
-}
-"""Fautes intro: ball in hand after a foul is 'sur l'ensemble de la surface de jeu'; the
-break's is 'derrière la ligne supérieure' (Casse 1)."""
+_CUE_BALL_WORDS: tuple[tuple[tuple[str, ...], CueBall], ...] = (
+    (("behind", "head", "kitchen", "string"), CueBall.IN_HAND_BEHIND_HEAD_STRING),
+    (("hand", "anywhere"), CueBall.IN_HAND_ANYWHERE),
+    (("position", "place", "lies", "table"), CueBall.IN_POSITION),
+)
+"""Words that say where the cue ball is, most restricted first: in hand behind the head
+string (the break, Casse 1: 'derrière la ligne supérieure'), in hand anywhere (after a foul,
+Fautes intro: 'sur l'ensemble de la surface de jeu'), or in position."""
 
 
 def _cue_ball(raw: Any) -> CueBall:
-    name = raw.strip().lower().replace("-", "_").replace(" ", "_") if isinstance(raw, str) else raw
-    try:
-        return CueBall(_CUE_BALL_ALIASES.get(name, name))
-    except (ValueError, TypeError):
-        names = ", ".join(c.value for c in CueBall)
-        raise RulesInputError(
-            "state.cue_ball", f"unknown value {raw!r} (expected one of {names})"
-        ) from None
+    """rules.md §3 `cue_ball`, also in other words ("ball in hand", "kitchen", "in place")."""
+    name = raw.strip().lower().replace("-", "_").replace(" ", "_") if isinstance(raw, str) else ""
+    if name in {c.value for c in CueBall}:
+        return CueBall(name)
+    for words, place in _CUE_BALL_WORDS:
+        if name and any(w in name for w in words):
+            return place
+    names = ", ".join(c.value for c in CueBall)
+    raise RulesInputError("state.cue_ball", f"unknown value {raw!r} (expected one of {names})")
 
 
 def _balls(value: Any, where: str) -> tuple[int, ...]:

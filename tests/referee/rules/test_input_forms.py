@@ -395,3 +395,20 @@ def test_keys_no_rule_reads_are_said_in_the_call() -> None:
     assert notes == ["Not read (keys the rules do not know): declarations.target_ball, shot.spin."]
     clean, _ = run_step(MADE, initial_state({"initial_state": MID}))
     assert not any(r["code"] == "NOT_READ" for r in clean["reasons"])
+
+
+@pytest.mark.parametrize(
+    ("written", "place"),
+    [
+        ("ball_in_hand_behind_head_string", "in_hand_behind_head_string"),
+        ("in hand (kitchen)", "in_hand_behind_head_string"),
+        ("ball in hand", "in_hand_anywhere"),
+        ("Ball-In-Hand anywhere", "in_hand_anywhere"),
+        ("in place", "in_position"),
+        ("where it lies", "in_position"),
+    ],
+)
+def test_the_cue_balls_place_in_other_words(written: str, place: str) -> None:
+    """Casse 1: behind the head string on the break; Fautes intro: anywhere after a foul."""
+    game = initial_state({"initial_state": {**MID, "cue_ball": written}})
+    assert game.cue_ball.value == place
