@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from tracking import contacts, jaws
 from tracking.fastnp import true_indices
 from tracking.geometry import drop_crossing_s, line_crossing_s, nearest_pocket
+from tracking.ghosts import ghost_path
 from tracking.history import FloatArray, fit_lines
 from tracking.starts import Path, StartExplainer
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
@@ -33,45 +34,6 @@ deceleration through the detector noise, short enough to hold few contacts."""
 
 _ROLL_FIT_MIN = 8
 """Fewest sightings such a fit needs."""
-
-_GHOST_REVERSALS = 3
-"""A track first seen after its shot's strike whose sightings turned back this many times
-away from the cushions (`_turns`), within `_GHOST_SPAN` of the table, was never a ball: a
-rolling ball turns back off a cushion (a break sends one from rail to rail several times)
-or, rarely, a ball, while a false detection on a player's arm goes back and forth with
-the arm over a stretch of cloth (a real top-down clip's ghosts on the arm: 4 and 3 turns
-within 300 mm, one "dropped" in a side pocket; a real ball first tracked on a sample's
-break turned 3 times off the cushions over the whole table's width, one on another's
-break with 15-25 mm of noise, slow, 1)."""
-
-_GHOST_SPAN = 0.25
-"""The stretch (a fraction of the table's length) a ghost's sightings stay within: an arm's
-reach, where a ball turning back three times off the cushions crosses the table."""
-
-_TURN_CUSHION_DIAMETERS = 1.5
-"""A turn this near a cushion line (in ball diameters, from the centre) may be a bounce off
-it (or a rattle in a pocket's jaws): it does not count toward a ghost."""
-
-
-def _turns(xy_mm: FloatArray, step_mm: float) -> FloatArray:
-    """Where the path through sightings ``xy_mm`` (K, 2) mm turned back, (T, 2) mm: the path
-    is walked in steps of at least ``step_mm`` (each sighting that far from the last one
-    kept), and a step more than 120 degrees off the step before it turns at the sighting
-    between them. Steps that long are not the detector's noise turning a slow ball back
-    and forth at random."""
-    kept = [0]
-    for row in range(1, len(xy_mm)):
-        gap = xy_mm[row] - xy_mm[kept[-1]]
-        if math.hypot(float(gap[0]), float(gap[1])) >= step_mm:
-            kept.append(row)
-    points = xy_mm[kept]
-    steps = np.diff(points, axis=0)
-    if len(steps) < 2:
-        return np.zeros((0, 2))
-    length = np.hypot(steps[:, 0], steps[:, 1])
-    cosine = np.sum(steps[1:] * steps[:-1], axis=1) / (length[1:] * length[:-1])
-    result: FloatArray = points[1:-1][cosine < -0.5]
-    return result
 
 
 def _roll_fit(
@@ -169,12 +131,10 @@ class DropExplainer(StartExplainer):
     def _ghost(self, ball: int) -> bool:
         """Whether ``ball``'s track was never a ball: it was not in play at its shot's strike
         (no rest position then: it first appeared during the shot) and its sightings since
-        the strike, all within `_GHOST_SPAN` of the table, turned back at least
-        `_GHOST_REVERSALS` times away from the cushions (`_turns`, in steps of a radius or
-        four times the position noise), the way a false detection on a player's arm moves
-        with the arm. A ball of the table found only during the shot (one never tracked in
-        the rack, sent into a pocket on the break) rolls one way, or turns off a cushion
-        (or a ball)."""
+        the strike went back and forth over a stretch of cloth (`tracking.ghosts.ghost_path`)
+        the way a false detection on a player's arm moves with the arm. A ball of the table
+        found only during the shot (one never tracked in the rack, sent into a pocket on the
+        break) rolls one way, or turns off a cushion (or a ball)."""
         if not self._in_shot or np.isfinite(self._anchor_at_strike[ball, 0]):
             return False
         count = self._history.count
@@ -184,20 +144,7 @@ class DropExplainer(StartExplainer):
             & (times >= self._last_strike_s)
             & np.isfinite(xy[:, ball, 0])
         )
-        path = xy[rows, ball]
-        if not len(path):
-            return False
-        span = np.ptp(path, axis=0)
-        if math.hypot(float(span[0]), float(span[1])) > _GHOST_SPAN * self.table.length_mm:
-            return False
-        turns = _turns(path, max(self.table.ball_radius_mm, 4.0 * self._noise_mm))
-        table = self.table
-        inside = np.minimum(
-            np.minimum(turns[:, 0], table.length_mm - turns[:, 0]),
-            np.minimum(turns[:, 1], table.width_mm - turns[:, 1]),
-        )
-        away = inside > _TURN_CUSHION_DIAMETERS * table.ball_diameter_mm
-        return int(np.count_nonzero(away)) >= _GHOST_REVERSALS
+        return ghost_path(self.table, xy[rows, ball], self._noise_mm)
 
     def _seen_elsewhere(self, ball: int, at_seen: FloatArray, velocity: FloatArray) -> bool:
         """Whether another ball was seen, on the frame after ``ball``'s last sighting, within

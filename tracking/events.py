@@ -27,11 +27,11 @@ from tracking import contacts, jaws
 from tracking.disturbances import PendingDisturbance
 from tracking.event_config import EventConfig
 from tracking.fastnp import true_indices
-from tracking.geometry import in_pocket_mouth
 from tracking.history import FloatArray, PositionHistory, WindowFits, fit_lines
-from tracking.kinks import Kink, KinkExplainer
+from tracking.kinks import Kink
 from tracking.kisses import KissBook
 from tracking.lost import LossBook
+from tracking.shot_end import ShotEnd
 from tracking.status_masks import status_is
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import NUM_CLASSES
@@ -60,7 +60,7 @@ def _median(values: list[float]) -> float:
     return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2.0
 
 
-class EventDetector(KinkExplainer):
+class EventDetector(ShotEnd):
     """Infer physical events from consecutive `TrackSet`s of one camera.
 
     Args:
@@ -366,52 +366,3 @@ class EventDetector(KinkExplainer):
                 if self._in_shot:
                     events += self._stopped_on_rail(int(ball), mean[ball])
         return events
-
-    # ----------------------------------------------------------------- shot end
-    def _on_lip(self) -> NDArray[np.bool_]:
-        """(11,) balls at rest in a pocket mouth that came to rest there in this shot: one
-        resting there since before the strike, within a radius of where it was then, may
-        not drop late in this shot (it was left on the lip by an earlier one)."""
-        offset = self._anchor - self._anchor_at_strike
-        stayed = np.sqrt(offset[:, 0] ** 2 + offset[:, 1] ** 2) <= self.table.ball_radius_mm
-        resting = self._alive & ~self._moving & np.isfinite(self._anchor[:, 0]) & ~stayed
-        lip = np.zeros(NUM_CLASSES, bool)
-        if resting.any():
-            lip[resting] = in_pocket_mouth(self.table, self._anchor[resting])
-        return lip
-
-    def _quiet_start(self, now_s: float, events: list[Event]) -> float:
-        """When the table fell quiet, seen at `now_s`: now, or, when a ball the tracker has
-        just given up as pocketed or off the table is what kept the shot busy, the later of
-        its (back-dated) removal and the last rest of the balls still in play. The tracker
-        coasts a dropped ball a while before giving it up; a cue ball placed by hand in that
-        time must not find the shot still open."""
-        removed = [
-            e.time_s for e in events if e.kind in (EventKind.BALL_POCKET, EventKind.BALL_OFF_TABLE)
-        ]
-        if not removed:
-            return now_s
-        rests = self._rest_since[self._alive]
-        rested = float(rests[np.isfinite(rests)].max()) if np.isfinite(rests).any() else -math.inf
-        return min(now_s, max(max(removed), rested))
-
-    def _shot_end(self, trackset: TrackSet, events: list[Event]) -> list[Event]:
-        if not self._in_shot:
-            return []
-        latest = self._history.window(self._history.count - 1, self._history.count)[2][0]
-        hidden = ~np.isfinite(latest[:, 0])
-        # A ball hidden while moving keeps the shot open until the tracker gives it up.
-        given_up = hidden & ~np.any(self._velocity != 0.0, axis=1)
-        busy = bool((self._moving & self._alive & ~given_up).any() or self._pending_starts)
-        if busy or self._hidden_rolling(trackset.time_s):
-            self._quiet_since = None
-            return []
-        if self._quiet_since is None:
-            self._quiet_since = self._quiet_start(trackset.time_s, events)
-        if trackset.time_s - self._quiet_since + 1e-9 < self.config.settle_s:
-            return []
-        if self._on_lip().any() and trackset.time_s - self._quiet_since < self.config.lip_wait_s:
-            return []  # a ball on a pocket lip may still drop (the 5-second rule)
-        self._in_shot = False
-        self._quiet_since = None
-        return [Event(trackset.frame, trackset.time_s, EventKind.SHOT_END)]
