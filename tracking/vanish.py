@@ -149,7 +149,33 @@ class VanishWatcher(DropExplainer):
         striker, t_contact, velocity = struck
         due = self._history.count + self._fit_frames + 2  # after the paths' own verdict
         self._vanish_contacts.append((due, striker, ball, t_contact, seen_s))
+        leaving = self._seen_leaving(ball, rest, float(np.linalg.norm(velocity)))
+        if leaving is not None:
+            return Loss(ball, seen_s, self._seen_xy[ball].copy(), leaving, 1.0, striker)
         return Loss(ball, t_contact, rest.copy(), velocity, _STRUCK_CONFIDENCE, striker)
+
+    def _seen_leaving(self, ball: int, rest: FloatArray, struck_mm_s: float) -> FloatArray | None:
+        """(2,) mm/s: the velocity of a ball hit from rest at ``rest`` and caught once on its
+        way before it vanished (seen displaced, not yet started), when that sighting proves
+        the striker's speed along the line of centres (``struck_mm_s``) too slow: along the
+        way from its spot to the sighting, as fast as that way takes since its last sighting
+        at rest (a lower bound: it left later, and cloth only slows it). The speed of a
+        striker that had itself just started, fitted over a sighting at its own rest spot,
+        falls short (a 30 fps top view: the 7, sent over the rail at 2.6 m/s by the 2 three
+        frames after the cue ball hit the 2, was given a cushion too soft to leave over and,
+        gone at the shot's end, put in the nearest pocket). None otherwise, or when it was
+        not seen off its spot."""
+        if not self._displaced[ball]:
+            return None
+        way = self._seen_xy[ball] - rest
+        distance = float(np.linalg.norm(way))
+        took_s = float(self._seen_time[ball]) - float(self._start_floor[ball])
+        if distance <= float(self._start_distance_mm[ball]) or took_s <= 0.0:
+            return None
+        if distance / took_s <= struck_mm_s:
+            return None  # the striker's speed may be right: its line of centres is kept
+        leaving: FloatArray = way / took_s
+        return leaving
 
     def _departure_velocity(self, ball: int) -> FloatArray:
         """(2,) mm/s: a moving ball's velocity as it vanished, over its last frames but not

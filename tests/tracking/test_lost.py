@@ -7,10 +7,12 @@ import math
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from referee.shots import FactsDict, facts_with_confidence
 from tests.tracking.builders import TABLE, Noise, run_tracking, simulate
 from tracking.event_config import EventConfig
+from tracking.events import EventDetector
 from tracking.lost import Loss, LossBook, fate, median_velocity, taken_over
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import NUM_CLASSES
@@ -323,3 +325,45 @@ def test_ball_struck_by_a_ball_unseen_until_the_contact_is_inferred_off_the_tabl
     off = [e for e in run.events if e.kind == EventKind.BALL_OFF_TABLE]
     assert [e.balls for e in off] == [(2,)], run.events
     assert off[0].confidence < 0.9 and hit[0].confidence < 0.9
+
+
+def _rows_at(
+    frame: int, way: dict[int, list[tuple[float, float] | None]]
+) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.object_]]:
+    """Each ball's row on ``frame`` of ``way`` (its last entry held; None: occluded, held at
+    its last sighting)."""
+    balls, xy, status = [], [], []
+    for ball, spots in way.items():
+        index = min(frame, len(spots) - 1)
+        seen = [spot for spot in spots[: index + 1] if spot is not None]
+        balls.append(ball)
+        xy.append(seen[-1])
+        status.append(TrackStatus.ON_TABLE if spots[index] else TrackStatus.OCCLUDED)
+    return np.array(balls), np.array(xy, np.float64), np.array(status, dtype=object)
+
+
+def test_a_ball_seen_leaving_faster_than_its_striker_was_measured_left_over_the_rail() -> None:
+    """A 30 fps top view (the real detector's tracks, rounded): the cue ball sends the 2
+    into the 7 (at rest 300 mm from the long cushion, 145 mm from the foot cushion's
+    line); the 2 is lost as it hits the 7 and found rebounding, so its last two sightings
+    before the 7 is lost straddle the contact and give a slow line of centres. The 7 is
+    seen once, 84 mm off its spot a frame after it was seen there (at least 2.5 m/s, at the
+    long cushion) and never again: it left the table over that cushion, not into the
+    corner pocket nearest where it was lost."""
+    rest: list[tuple[float, float] | None] = [(2395.2, 969.0)] * 20
+    cue = [(1967.8, 201.5)] * 16 + [(2004.0, 252.2), None, (2213.6, 591.7), (2253.8, 691.1)]
+    cue += [(2218.2 - 30.0 * k, 746.4 + 50.0 * k * 0.97**k) for k in range(12)]
+    two = [(2310.6, 711.0)] * 19 + [(2359.5, 749.6), None, (2433.9, 912.6)]
+    two += [(2379.9 - 46.0 * k * 0.97**k, 897.2 - 25.0 * k * 0.97**k) for k in range(12)]
+    way: dict[int, list[tuple[float, float] | None]] = {0: cue, 2: two, 7: rest[:21]}
+    way[7] += [(2357.3, 1043.8), None]
+    detector = EventDetector(TABLE)
+    events: list[Event] = []
+    for frame in range(120):
+        balls, xy, status = _rows_at(frame, way)
+        seen = np.where((status == TrackStatus.ON_TABLE)[:, None], xy, np.nan)
+        trackset = TrackSet(frame, frame / 30.0, balls, xy, np.zeros_like(xy), seen, status, seen)
+        events += detector.update(trackset)
+    gone = [e for e in events if e.kind.removes_ball()]
+    assert [(e.kind, e.balls) for e in gone] == [(EventKind.BALL_OFF_TABLE, (7,))], events
+    assert gone[0].confidence < 0.9
