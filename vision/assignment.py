@@ -68,6 +68,36 @@ def labelled_costs(scores: NDArray[np.floating], outlier_nats: float) -> NDArray
     return out
 
 
+def labelling_margins(
+    scores: NDArray[np.floating], outlier_nats: float
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """(N,) each ball's class in the best one-ball-per-class labelling of (N, 11) class
+    log-likelihoods (-1: left out, which costs `outlier_nats` more than the ball's own
+    best class, as in `ruled_out`) and (N,) how much worse (nats) the best labelling that
+    gives it another class is: a ball whose colour alone is doubtful (a dim 3 between the
+    5 and the 7) is sure when every other ball of the frame claims its rivals."""
+    count = len(scores)
+    if count == 0:
+        return np.zeros(0, np.int64), np.zeros(0)
+    own = np.nan_to_num(-np.asarray(scores, np.float64), nan=1e6, posinf=1e6, neginf=-1e6)
+    leave = np.repeat((own.min(axis=1) + outlier_nats)[:, None], count, axis=1)
+    cost = np.hstack([own, leave])
+    rows, cols = linear_sum_assignment(cost)
+    best = float(cost[rows, cols].sum())
+    label = np.full(count, -1, np.int64)
+    label[rows] = np.where(cols < NUM_CLASSES, cols, -1)
+    margin = np.zeros(count)
+    for row, col in zip(rows.tolist(), cols.tolist(), strict=True):
+        if col >= NUM_CLASSES:
+            continue
+        saved = cost[row, col]
+        cost[row, col] = 1e6
+        again_rows, again_cols = linear_sum_assignment(cost)
+        margin[row] = float(cost[again_rows, again_cols].sum()) - best
+        cost[row, col] = saved
+    return label, margin
+
+
 def frame_fit_cost(scores: NDArray[np.floating], outlier_nats: float) -> float:
     """-log likelihood (nats) of the best one-ball-per-class labelling of (N, 11) class
     log-likelihoods, any ball left out at `outlier_nats` (0 for no ball; `labelled_costs`).

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.adapt import PaletteVote, frame_leaning
+from vision.adapt import MIN_SHARP_BALLS, LightFit, PaletteVote, frame_leaning, sure_balls
 from vision.assignment import assign_identities as assign_identities
 from vision.assignment import assignment_cost, frame_fit_cost, ruled_out
 from vision.assignment import exclusive_probabilities as exclusive_probabilities
@@ -169,6 +169,9 @@ class Identifier:
         lights = self.config.palette_lights
         self.palettes = [Palette.named(name, light) for light in lights for name in names]
         self.vote = PaletteVote()
+        self.light = LightFit.empty()
+        self._seen: tuple[int, list[Palette]] = (0, self.palettes)
+        self._learned_from = b""
         self._union: tuple[NDArray[np.float32], NDArray[np.int64]] | None = None
 
     def features(
@@ -213,6 +216,7 @@ class Identifier:
         sharp = ~smeared_rows(features, self.config)
         scores = self._scores(features)
         if len(scores) == 1:
+            self._learn_light(features, scores[0], self.palettes[0], sharp)
             return softmax(scores[0]), scores[0]
         config = self.config
         outlier = config.palette_outlier_nats
@@ -227,23 +231,60 @@ class Identifier:
         else:
             frame_costs = np.array([assignment_cost(prob[sharp]) for prob in probs])
         choice = self.vote.choice(frame_costs)
+        self._learn_light(features, scores[choice], self.palettes[choice], sharp)
         return probs[choice], scores[choice]
+
+    def _learn_light(
+        self,
+        features: NDArray[np.float32],
+        scores: NDArray[np.float64],
+        palette: Palette,
+        sharp: NDArray[np.bool_],
+    ) -> None:
+        """Add the frame's surely named sharp balls, named with the frame's palette, to
+        the table's light map (`vision.adapt.LightFit`; one light for every set: it is
+        the table's). A frame with few sharp balls says nothing (its one ball per class
+        proves little)."""
+        config = self.config
+        if not np.isfinite(config.light_prior_balls) or self.light.balls >= config.light_max_balls:
+            return
+        usable = sharp & (features[:, 4] > 0)
+        key = features.tobytes()
+        if np.count_nonzero(usable) < MIN_SHARP_BALLS or key == self._learned_from:
+            return  # (the detector hands still balls' features on unchanged: once is enough)
+        self._learned_from = key
+        rows, classes = sure_balls(
+            scores, usable, self.config.light_sure_nats, self.config.unassigned_nats
+        )
+        self.light = self.light.updated(palette.lab[classes], features[rows, 1:4])
+
+    def seen_palettes(self) -> list[Palette]:
+        """The palettes as this clip's light shows them (`IdentifierConfig.light_prior_balls`;
+        as they are while it is off)."""
+        prior = self.config.light_prior_balls
+        if not np.isfinite(prior) or self.light.balls == 0:
+            return self.palettes
+        if self._seen[0] != self.light.balls:
+            seen = [Palette(p.name, self.light.mapped(p.lab, prior)) for p in self.palettes]
+            self._seen, self._union = (self.light.balls, seen), None
+        return self._seen[1]
 
     def _scores(self, features: NDArray[np.float32]) -> list[NDArray[np.float64]]:
         """(N, 11) class scores under each palette; the rim-mixed colour costs are worked
         out once for the colours of all palettes (sets share most of them)."""
-        if len(self.palettes) == 1 or features.shape[1] != len(FEATURES):
-            return [class_scores(features, p, self.config) for p in self.palettes]
+        palettes = self.seen_palettes()
+        if len(palettes) == 1 or features.shape[1] != len(FEATURES) or self.config.rim_mix_px <= 0:
+            return [class_scores(features, p, self.config) for p in palettes]
         if self._union is None:
             colours, index = np.unique(
-                np.vstack([p.lab for p in self.palettes]), axis=0, return_inverse=True
+                np.vstack([p.lab for p in palettes]), axis=0, return_inverse=True
             )
-            self._union = (colours, np.asarray(index).reshape(len(self.palettes), -1))
+            self._union = (colours, np.asarray(index).reshape(len(palettes), -1))
         colours, parts = self._union
         rim = rim_mixed_cost(features, colours, self.config)
         return [
             class_scores(features, p, self.config, rim[:, part])
-            for p, part in zip(self.palettes, parts, strict=True)
+            for p, part in zip(palettes, parts, strict=True)
         ]
 
     def identify(self, pixels: list[NDArray[np.uint8]]) -> NDArray[np.float32]:

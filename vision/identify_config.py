@@ -122,6 +122,29 @@ class IdentifierConfig:
             f1_corner 3 -> 5, the rest equal). A first version (least coverage 0.25,
             the identifier's own colour weights) also named a hand over grey cloth placing
             the cue ball the cue ball (a false stroke: fresh f2_broadcast 4/4 -> 2/4).
+        light_prior_balls: learn the table's light from the balls the clip names surely
+            (`vision.adapt.LightFit`): how many sure balls the palette as it is counts for;
+            raising it needs more sure balls to move the palette. inf (the default): off.
+            Rendered clips are seen duller than the palettes (learned chroma gains 0.66 to
+            0.91, lightness gains 0.70 to 0.93 on six fresh clips). Detection level (real
+            detector, truth-matched balls, `tests/benchmarks/eval_identify.py`, every
+            10th/12th frame, off -> 10): six fresh clips 0.961 -> 0.978 (corner, standard
+            set, blue cloth 0.907 -> 0.980: its 3 read as the 7), none worse by more than a
+            ball; sample clips 0.9869 -> 0.9885, none worse by more than a ball. Live
+            (review, real detector, at 58e4a90, off -> 50): fresh clips calls 10/12 -> 11/12
+            (corner TV set at 0.8 light: identity 0.962 -> 0.974, switches 51 -> 41, its
+            second call right), top TV set 0.965 -> 0.974, but the corner blue clip 0.962 ->
+            0.928 (its 4's track takes the 2's number at the break either way and keeps
+            it for 497 frames, not 204, though its detections are named better: 0.912 ->
+            0.945 over frames 0-300), the rest within 0.001; sample clips 26/26 both,
+            identity equal or better (switches 16 -> 18 on corner_lip_stay, 8 -> 6 and
+            6 -> 4 on two others).
+        light_sure_nats: how much better than its next class (nats of class score) a sharp
+            ball's best class must be for the ball to teach the light; lowering it learns
+            from more balls, and from more misnamed ones.
+        light_max_balls: sure balls after which the light is kept as learned (it is the
+            table's, and learning costs a frame about a millisecond): the rack and the
+            first seconds of play teach it. Raising it keeps learning longer.
     """
 
     palette: str = "auto"
@@ -145,6 +168,9 @@ class IdentifierConfig:
     palette_outlier_nats: float = 4.0
     unassigned_nats: float = 12.0
     blurred_cue_nats: float = 2.0
+    light_prior_balls: float = math.inf
+    light_sure_nats: float = 6.0
+    light_max_balls: int = 3000
 
     def __post_init__(self) -> None:
         if not self.palette_lights or not all(0.0 < x <= 1.0 for x in self.palette_lights):

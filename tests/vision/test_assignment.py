@@ -7,7 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from vision.assignment import exclusive_probabilities, frame_fit_cost, ruled_out
+from vision.assignment import (
+    exclusive_probabilities,
+    frame_fit_cost,
+    labelling_margins,
+    ruled_out,
+)
 from vision.types import NUM_CLASSES
 
 
@@ -96,3 +101,25 @@ def test_balls_left_out_are_those_forced_far_from_their_best(
     # difference (30 here), no other ball is.
     assert (~left).sum() <= NUM_CLASSES
     assert ruled_out(scores, 31.0).sum() == max(len(scores) - NUM_CLASSES, 0)
+
+
+def test_a_doubtful_ball_is_sure_when_the_others_claim_its_rivals() -> None:
+    """A dull red reads 3 or 7 alike on its own; beside a sure 7 it can only be the 3."""
+    scores = np.full((2, NUM_CLASSES), -30.0)
+    scores[0, [3, 7]] = [-2.0, -2.5]  # doubtful on its own
+    scores[1, 7] = -0.5  # a sure 7
+    label, margin = labelling_margins(scores, 12.0)
+    assert label.tolist() == [3, 7]
+    # Naming the first the 7 would make the 7 something else (-30) or left out (+12).
+    assert margin[0] > 10.0 and margin[1] > 10.0
+    alone_label, alone_margin = labelling_margins(scores[:1], 12.0)
+    assert alone_label.tolist() == [3] and abs(alone_margin[0] - 0.5) < 1e-9
+
+
+def test_a_ball_left_out_has_no_label_and_no_margin() -> None:
+    scores = np.full((2, NUM_CLASSES), -40.0)
+    scores[:, 5] = -1.0  # two 5s: one must go elsewhere or be left out
+    label, margin = labelling_margins(scores, 6.0)
+    assert sorted(label.tolist()) == [-1, 5]
+    assert margin[label == -1].tolist() == [0.0]
+    assert labelling_margins(np.zeros((0, NUM_CLASSES)), 6.0)[0].shape == (0,)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+
+import cv2
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -283,3 +286,34 @@ def test_a_pale_colour_off_the_line_to_white_is_not_a_blurred_cue_ball() -> None
         np.array([[118.0, 120.0, 121.0]], np.float32),
     )
     assert identifier.independent(features)[0, 0] < 1e-3
+
+
+def _dull_set_pixels(balls: list[int], seed: int) -> list[np.ndarray]:
+    """Pixels of the standard set under a dull light (lightness 0.8, chroma 0.7 of the
+    palette's), the balls' white as usual."""
+    lab = Palette.named("standard").lab.astype(np.float64)
+    lab[:, 0] *= 0.8
+    lab[:, 1:] *= 0.7
+    rgb = cv2.cvtColor(lab.astype(np.float32).reshape(1, -1, 3), cv2.COLOR_Lab2RGB)
+    bgr = np.clip(255.0 * rgb.reshape(-1, 3), 0, 255)[:, ::-1]
+    rng = np.random.default_rng(seed)
+    out = []
+    for ball in balls:
+        white = rng.random(300) < WHITE_SHOWN.get(ball, 0.05)
+        shade = rng.uniform(0.85, 1.05, 300)[:, None]
+        pixels = np.where(white[:, None], np.array([235.0, 238.0, 240.0]), bgr[ball]) * shade
+        out.append(np.clip(pixels + rng.normal(0, 3, (300, 3)), 0, 255).astype(np.uint8))
+    return out
+
+
+@pytest.mark.parametrize("prior", [math.inf, 50.0], ids=["off", "learned"])
+def test_a_dull_tables_light_is_learned_from_a_full_frame(prior: float) -> None:
+    """A dull 3, 5 and 7 are told apart on their own only with the light learned from a
+    frame that showed the whole set (one ball per number makes each of its balls sure)."""
+    identifier = Identifier(IdentifierConfig(light_prior_balls=prior))
+    for seed in range(5):
+        identifier.identify(_dull_set_pixels(list(range(NUM_CLASSES)), seed))
+    few = [0, 3, 5, 7, 2, 4]
+    named = [identifier.identify(_dull_set_pixels(few, 10 + s)).argmax(axis=1) for s in range(8)]
+    right = float(np.mean([np.array_equal(n, few) for n in named]))
+    assert right == 1.0 if np.isfinite(prior) else right < 0.5
