@@ -10,6 +10,7 @@ instead are returned as sentences (`assume_call`) so the report can state them.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -108,7 +109,8 @@ class DeclarationLog:
             if e.shot == shot
             or (e.time_s is not None and lower + 5e-4 < e.time_s <= strike_time_s + 5e-4)
         ]
-        return _combine(mine)
+        # I-28: the last call before the stroke counts: timed lines in the order of their times
+        return _combine(sorted(mine, key=lambda e: -math.inf if e.time_s is None else e.time_s))
 
 
 def _combine(entries: list[Entry]) -> ShotDeclarations:

@@ -243,3 +243,13 @@ def test_a_choice_keyed_by_time_answers_the_option_before_the_next_strike() -> N
     assert (third.option_choice, third.option_choice_before) == (None, "hand_back")
     kept, _ = assume_call(third, {"pocketed": [{"ball": 3, "pocket": "foot_left"}]}, False)
     assert kept.option_choice_before == "hand_back"
+
+
+def test_timed_calls_count_in_the_order_of_their_times() -> None:
+    """I-28: of several calls before the stroke, the last one counts, by time, whatever the
+    order of the lines in the file."""
+    log = parse_declarations(
+        '{"time_s": 9.5, "type": "call", "ball": 4, "pocket": "side_left"}\n'
+        '{"time_s": 8.0, "type": "call", "ball": 3, "pocket": "foot_left"}\n'
+    )
+    assert log.for_shot(2, 10.0, 5.0).declarations["call"]["ball"] == 4
