@@ -17,6 +17,7 @@ from tracking.fastnp import true_indices
 from tracking.geometry import POCKETS, beside_side_mouth, outside_distance_mm, pocket_entry
 from tracking.identity import log_probabilities
 from tracking.jaws import in_jaws
+from tracking.mixing import open_all
 from tracking.track_state import PENDING_NONE, PENDING_OFF, PENDING_POCKET, TrackState
 from tracking.tracker_config import TrackerConfig
 from tracking.types import TrackStatus
@@ -291,3 +292,51 @@ def reidentify_need(
     if unseen_s >= config.rest_reidentify_after_s:
         return config.respawn_min_probability
     return float(np.inf)
+
+
+def reidentify(
+    state: TrackState,
+    config: TrackerConfig,
+    dets: Detections,
+    lost: tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]],
+    time_s: float,
+) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+    """Give lost balls the unassigned detections that are clearly them, wherever they are
+    (a ball that jumped out of its gate, or moved while hidden).
+
+    Args:
+        state: the tracks; each ball found restarts there, at rest.
+        config: the tracker's tunables.
+        dets: this frame's detections.
+        lost: the (11,) balls missing, the (D,) detections unassigned (updated in place),
+            the (11,) balls that can have been struck (`tracking.reach.may_jump`) and the
+            (11, D) detections each ball may not take (`tracking.claims.barred`).
+        time_s: now, s.
+
+    Returns:
+        The (11,) mask of balls found and the detections they took, in ball order.
+    """
+    missing, unassigned, jumpable, barred = lost
+    found = np.zeros(NUM_CLASSES, bool)
+    found_cols: list[int] = []
+    prob = dets.class_prob.astype(np.float64) * dets.confidence[:, None].astype(np.float64)
+    labels = np.argmax(prob, axis=1)
+    for ball in np.flatnonzero(missing):
+        score = np.where(unassigned & (labels == ball) & ~barred[ball], prob[:, ball], 0.0)
+        best = int(np.argmax(score))
+        moved_mm = float(np.linalg.norm(dets.xy_mm[best] - state.seen_xy_mm[ball]))
+        need = reidentify_need(state, config, (int(ball), moved_mm, time_s), jumpable)
+        if score[best] < need:
+            continue
+        z = dets.xy_mm[best : best + 1].astype(np.float64)
+        mean, cov = restart(state, np.array([ball]), z, time_s, config)
+        # Found far away: where it came from says nothing of its speed now.
+        mean[0, 2:] = 0.0
+        state.mean[ball], state.cov[ball] = mean[0], cov[0]
+        state.mark_seen(np.array([ball]), z, dets.xy_px[best : best + 1], time_s)
+        state.proven[ball], state.placed_s[ball] = False, time_s
+        unassigned[best] = False
+        open_all(state.mixed_s, np.array([ball]), time_s)
+        found[ball] = True
+        found_cols.append(best)
+    return found, np.array(found_cols, np.int64)

@@ -19,6 +19,7 @@ from calibration.table import TableSpec
 from tracking import kalman
 from tracking.association import TrackGates, assign, association_cost, jump_costs
 from tracking.bounce import CushionModel, bounce_off_cushions
+from tracking.claims import barred, claim_owners, held_claims, refused_jumps
 from tracking.continuity import continuity_pairs, crowded_jumps, occupied
 from tracking.fastnp import true_indices
 from tracking.identity import (
@@ -34,8 +35,7 @@ from tracking.identity import (
 from tracking.lifecycle import (
     coast,
     mouth_reach_mm,
-    newborn_at_mouth,
-    reidentify_need,
+    reidentify,
     restart,
     spawn,
     start_pending,
@@ -43,7 +43,8 @@ from tracking.lifecycle import (
 from tracking.mixing import Reaches, confirm, masked, mixable, open_all, open_jumps, open_near
 from tracking.phantoms import let_go, prove
 from tracking.rack import RackPrior
-from tracking.track_state import PENDING_POCKET, TrackState, track_set
+from tracking.reach import may_jump
+from tracking.track_state import TrackState, track_set
 from tracking.tracker_config import TrackerConfig
 from tracking.types import TrackSet
 from vision.types import NUM_CLASSES, Detections
@@ -80,6 +81,7 @@ class BallTracker:
         self._centre_high = np.array([table.length_mm - radius, table.width_mm - radius])
         self._jumpable = np.ones(NUM_CLASSES, bool)
         self._rack = RackPrior(table, self.config.identity.rack)
+        self._claims: tuple[NDArray[np.int64], NDArray[np.bool_]] | None = None
 
     def update(self, detections: Detections, frame: int, time_s: float) -> TrackSet:
         """Advance every track to this frame and return the state of every ball in play.
@@ -128,7 +130,8 @@ class BallTracker:
             true_indices(missing & ~self._state.lost_checked),
         )
         if unassigned.any() and missing.any():
-            found, found_cols = self._reidentify(missing, dets, unassigned, time_s)
+            lost = (missing, unassigned, self._jumpable, self._barred(len(dets)))
+            found, found_cols = reidentify(self._state, self.config, dets, lost, time_s)
             missing &= ~found
             taken = (np.concatenate([tracks, true_indices(found)]), np.append(cols, found_cols))
         if continuity and unassigned.any() and missing.any():
@@ -139,6 +142,7 @@ class BallTracker:
             if continuity:
                 unassigned &= ~self._occupied(dets)
             unassigned &= ~self._beside_taken(dets, taken[1])
+            unassigned &= ~self._barred(len(dets)).any(axis=0)
             before = self._state.alive.copy()
             spawn(self._state, self.table, self.config, dets[unassigned], time_s)
             open_all(self._state.mixed_s, true_indices(self._state.alive & ~before), time_s)
@@ -190,10 +194,10 @@ class BallTracker:
         S = cov[:, :2, :2] + self._R
         d_sq, distance = kalman.pairwise_distances(mean, S, z)
         sigma_mm = np.sqrt(kalman.largest_eigenvalue_2x2(S))
-        may_jump = self._may_jump(idx, sigma_mm, dt_s)
+        struck = self._may_jump(idx, sigma_mm, dt_s)
         unseen_s = np.maximum(dt_s, (self._time_s or 0.0) - state.seen_time_s[idx])
         jump_mm = np.where(
-            may_jump,
+            struck,
             config.max_ball_speed_mm_s * dt_s,
             np.minimum(
                 config.max_disturbed_speed_mm_s * unseen_s, config.max_disturbed_distance_mm
@@ -212,67 +216,60 @@ class BallTracker:
         rows, cols = assign(cost, config.association.max_cost)
         association = config.association
         reach_mm = np.maximum(association.gate_sigmas * sigma_mm, association.gate_min_mm)
-        self._open_pairs(Reaches(idx, mean[:, :2], reach_mm), (rows, z[cols]))
+        offset = z[cols] - mean[rows, :2]
+        far = np.einsum("ni,ni->n", offset, offset) > reach_mm[rows] ** 2
+        tracks = Reaches(idx, mean[:, :2], reach_mm)
+        keep = self._claim(dets, (idx[rows], cols), far)
+        rows, cols, far = rows[keep], cols[keep], far[keep]
+        self._open_pairs(tracks, (rows[far], z[cols[far]]))
         return idx[rows], cols
 
+    def _claim(
+        self,
+        dets: Detections,
+        pairs: tuple[NDArray[np.int64], NDArray[np.int64]],
+        far: NDArray[np.bool_],
+    ) -> NDArray[np.bool_]:
+        """(K,) keep mask of the assigned pairs: False for a jump (``far``) onto another
+        ball's resting spot (`tracking.claims`); this frame's claims are kept for
+        re-identification and new tracks."""
+        self._claims = None
+        claim_mm = self.config.resting_claim_diameters * self.table.ball_diameter_mm
+        if claim_mm <= 0.0:
+            return np.ones(len(far), bool)
+        since_s = (self._time_s or 0.0) - self.config.resting_claim_s
+        owners = claim_owners(self._state, dets.xy_mm, claim_mm, since_s)
+        holds = held_claims(owners, pairs)
+        self._claims = (owners, holds)
+        return ~refused_jumps(owners, holds, pairs, far)
+
+    def _barred(self, count: int) -> NDArray[np.bool_]:
+        """(11, D) detections each ball may not take outside its gate: another ball's
+        resting spot (`tracking.claims.barred`)."""
+        if self._claims is None:
+            return np.zeros((NUM_CLASSES, count), bool)
+        return barred(*self._claims)
+
     def _open_pairs(
-        self, tracks: Reaches, taken: tuple[NDArray[np.int64], NDArray[np.float64]]
+        self, tracks: Reaches, jumps: tuple[NDArray[np.int64], NDArray[np.float64]]
     ) -> None:
         """Open the pairs of tracks whose kinematic gates meet, and those of each track that
-        jumped beyond its gate with the tracks near the detection it took (`tracking.mixing`)."""
+        jumped beyond its gate (rows, (J,)) with the tracks near the detection it took (at
+        (J, 2), mm; `tracking.mixing`)."""
         now, diameter = self._time_s or 0.0, self.table.ball_diameter_mm
         open_near(self._state.mixed_s, tracks, diameter, now)
-        rows, z = taken
-        offset = z - tracks.xy_mm[rows]
-        far = np.einsum("ni,ni->n", offset, offset) > tracks.reach_mm[rows] ** 2
-        if far.any():
-            open_jumps(self._state.mixed_s, tracks, (rows[far], z[far]), diameter, now)
+        if len(jumps[0]):
+            open_jumps(self._state.mixed_s, tracks, jumps, diameter, now)
 
     def _may_jump(
         self, idx: NDArray[np.int64], sigma_mm: NDArray[np.float64], dt_s: float
     ) -> NDArray[np.bool_]:
-        """(len(idx),) which balls can have been struck since the last frame: the cue ball,
-        a moving ball, a resting ball that a moving ball (wherever its uncertainty lets it
-        be) can have reached, directly or through a chain of touching balls (a rack), and a
-        ball already struck while it stayed unseen. Only these may jump out of their
-        kinematic gate; a resting ball nothing can have touched stays where it is (a hand or
-        an arm that looks like it is not taken for it), except as far as a hand could push
-        it. The (11,) result is also kept for re-identification."""
-        state, config = self._state, self.config
-        mean, seen_time_s = state.mean[idx], state.seen_time_s[idx]
-        speed = np.hypot(mean[:, 2], mean[:, 3])
-        struck = (speed > config.rest_speed_mm_s) | (idx == 0)
-        # Unseen last frame and already struck: it may still be anywhere it could roll.
-        unseen = seen_time_s < (self._time_s or 0.0) - dt_s - 1e-9
-        struck |= self._jumpable[idx] & unseen
-        # A struck ball unseen since (the cue ball blurred at the stroke) may have rolled
-        # anywhere at up to the top speed since it was last seen.
-        unseen_s = np.where(struck & unseen, (self._time_s or 0.0) - seen_time_s, 0.0)
-        reach = (
-            self.table.ball_diameter_mm
-            + speed * max(dt_s, 0.0)
-            + config.max_ball_speed_mm_s * unseen_s
-            + config.association.gate_sigmas * sigma_mm
-        )
-        xy = mean[:, :2]
-        apart = xy[:, None, :] - xy[None, :, :]
-        apart_sq = np.add.reduce(apart * apart, axis=2)  # dx² + dy², in that order
-        touching = apart_sq <= (1.5 * self.table.ball_diameter_mm) ** 2
-        touched = (struck[None, :] & (apart_sq <= (reach * reach)[None, :])).any(axis=1)
-        # Pass the knock along chains of touching balls (a ball always touches itself, so
-        # with no other pair touching, nothing passes). Boolean ``touching @ touched`` is
-        # ``touching[:, touched].any(axis=1)``.
-        chains = touched.any() and int(np.count_nonzero(touching)) > len(idx)
-        for _ in range(len(idx) if chains else 0):
-            more = touched | (touching @ touched)
-            if not (more & ~touched).any():
-                break
-            touched = more
-        # A ball lost in a pocket mouth while heading in has dropped, or rattles in the jaws:
-        # it is never taken from elsewhere (a look-alike across the table).
-        dropping = state.pending[idx] == PENDING_POCKET
-        dropping |= newborn_at_mouth(state, self.table, idx)
-        result: NDArray[np.bool_] = (struck | touched) & ~dropping
+        """(len(idx),) which balls can have been struck since the last frame
+        (`tracking.reach.may_jump`); only these may jump out of their kinematic gate. The
+        (11,) result is also kept for re-identification."""
+        now_s = self._time_s or 0.0
+        tracks = (idx, sigma_mm, self._jumpable)
+        result = may_jump(self._state, self.table, self.config, tracks, (dt_s, now_s))
         self._jumpable[:] = False
         self._jumpable[idx] = result
         return result
@@ -298,44 +295,6 @@ class BallTracker:
         mean[speed_sq < config.rest_speed_mm_s**2, 2:] = 0.0
         state.mean[tracks], state.cov[tracks] = mean, cov
         state.mark_seen(tracks, z, measured[1], time_s)
-
-    def _reidentify(
-        self,
-        missing: NDArray[np.bool_],
-        dets: Detections,
-        unassigned: NDArray[np.bool_],
-        time_s: float,
-    ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
-        """Give lost balls the unassigned detections that are clearly them, wherever they
-        are (a ball that jumped out of its gate, or moved while hidden). Returns the (11,)
-        mask of balls found and the detections they took, in ball order; ``unassigned`` is
-        updated in place."""
-        state = self._state
-        found = np.zeros(NUM_CLASSES, bool)
-        found_cols: list[int] = []
-        prob = dets.class_prob.astype(np.float64) * dets.confidence[:, None].astype(np.float64)
-        labels = np.argmax(prob, axis=1)
-        for ball in true_indices(missing):
-            score = np.where(unassigned & (labels == ball), prob[:, ball], 0.0)
-            best = int(np.argmax(score))
-            moved_mm = float(np.linalg.norm(dets.xy_mm[best] - state.seen_xy_mm[ball]))
-            need = reidentify_need(
-                state, self.config, (int(ball), moved_mm, time_s), self._jumpable
-            )
-            if score[best] < need:
-                continue
-            z = dets.xy_mm[best : best + 1].astype(np.float64)
-            mean, cov = restart(state, np.array([ball]), z, time_s, self.config)
-            # Found far away: where it came from says nothing of its speed now.
-            mean[0, 2:] = 0.0
-            state.mean[ball], state.cov[ball] = mean[0], cov[0]
-            state.mark_seen(np.array([ball]), z, dets.xy_px[best : best + 1], time_s)
-            state.proven[ball], state.placed_s[ball] = False, time_s
-            unassigned[best] = False
-            open_all(state.mixed_s, np.array([ball]), time_s)
-            found[ball] = True
-            found_cols.append(best)
-        return found, np.array(found_cols, np.int64)
 
     def _overlap_mm(self) -> float:
         return self.config.overlap_diameters * self.table.ball_diameter_mm

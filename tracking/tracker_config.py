@@ -110,6 +110,14 @@ class TrackerConfig:
             0.915 -> 0.926, precision 0.951 -> 0.962, identity switches 28 -> 37); an
             earlier form (any jump unproving a track) lost sample broadcast_nudge's nudge
             call (a hand read 0.92 as the 7).
+        resting_claim_diameters: a detection nearer than this many ball diameters to a
+            ball seen at rest lately (``resting_claim_s``) is that ball's
+            (`tracking.claims`): no other track jumps onto it, finds its ball there, or
+            starts there, until the resting ball itself moves away. In [0, 1); 0 turns it
+            off. Raising it guards a wider spot, at the risk of refusing a ball that rolls
+            to a touching neighbour's side for a frame.
+        resting_claim_s: how long after a resting ball was last seen its claim lasts, s.
+            Raising it guards balls hidden for longer (behind a player).
         association: the assignment cost tunables.
         identity: how class probabilities accumulate over a track and when two tracks
             exchange numbers.
@@ -142,6 +150,8 @@ class TrackerConfig:
     overlap_diameters: float = 0.0
     spawn_clearance_diameters: float = 0.75
     release_phantoms: bool = True
+    resting_claim_diameters: float = 0.0
+    resting_claim_s: float = 0.5
     association: AssociationConfig = field(default_factory=AssociationConfig)
     identity: IdentityConfig = field(default_factory=IdentityConfig)
 
@@ -155,6 +165,11 @@ class TrackerConfig:
                 raise ValueError(
                     f"TrackerConfig.{name} must be positive, got {getattr(self, name)}"
                 )
+        if not 0.0 <= self.resting_claim_diameters < 1.0:
+            raise ValueError(
+                "TrackerConfig.resting_claim_diameters must be in [0, 1), "
+                f"got {self.resting_claim_diameters}"
+            )
         for name in ("overlap_diameters", "spawn_clearance_diameters"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(
