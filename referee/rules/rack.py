@@ -153,6 +153,8 @@ def check_rack(rack: Any) -> RackCheck:
     Raises:
         RulesInputError: the rack is not an object, or says nothing the rules judge.
     """
+    if isinstance(rack, list) and rack and all(isinstance(row, list) for row in rack):
+        rack = {"rows": rack}  # the rows themselves, apex first
     if not isinstance(rack, Mapping):
         raise RulesInputError("rack", f"expected an object, got {type(rack).__name__}")
     rack = _with_item_names(_with_rows(rack))

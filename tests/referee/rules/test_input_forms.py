@@ -189,10 +189,22 @@ def test_bad_state_still_names_its_field(key: str, value: Any) -> None:
         ({"apex": 2, "middle_of_three_row": 10}, False),
         ({"apex_ball": 1, "middle_row": [4, 10, 5]}, True),
         ({"apex_ball": 1, "middle_row": [4, 5, 10]}, False),
+        ([[1], [2, 3], [4, 10, 5], [6, 7, 8, 9]], True),
+        ([[1], [2, 3], [10, 4, 5], [6, 7, 8, 9]], False),
     ],
-    ids=["flags", "ten-not-middle", "off-spot", "not-parallel", "apex-2", "row", "row-bad"],
+    ids=[
+        "flags",
+        "ten-not-middle",
+        "off-spot",
+        "not-parallel",
+        "apex-2",
+        "row",
+        "row-bad",
+        "rows-alone",
+        "rows-alone-bad",
+    ],
 )
-def test_rack_items_under_other_keys(rack: dict[str, Any], valid: bool) -> None:
+def test_rack_items_under_other_keys(rack: Any, valid: bool) -> None:
     """Mise en place 1-3 stated with other keys: the 1 at the apex on the foot spot, rows
     parallel to the foot cushion, the 10 in the middle of the three-ball row."""
     result, _ = run_step({"type": "Rack Check", "rack": rack}, initial_state({}))
