@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision import kernels
+from vision import kernels, peak_kernels
 
 RING_SAMPLES = 32
 _ANGLES = np.linspace(0.0, 2.0 * np.pi, RING_SAMPLES, endpoint=False)
@@ -202,13 +202,17 @@ def distance_peaks(region: SearchRegion, min_ratio: float, max_ratio: float) -> 
     ball radii, between `min_ratio` and `max_ratio`, no two nearer than `TOUCHING_SHARE` of
     two radii."""
     distance = cv2.distanceTransform(region.foreground, cv2.DIST_L2, cv2.DIST_MASK_5)
-    ratio = distance / np.maximum(region.radius, 1.0)
     size = max(3, int(median_radius(region) * 0.5) | 1)
-    local_max = ratio >= cv2.dilate(ratio, np.ones((size, size), np.uint8))
-    ys, xs = nonzero_2d(local_max & (ratio >= min_ratio))
+    if kernels.compiled() and np.float32(min_ratio) > 0:
+        # Only a ball's core can be a peak: tested there alone (the same pixels and values).
+        ys, xs, at = peak_kernels.ratio_peaks(distance, region.radius, min_ratio, size)
+    else:
+        ratio = distance / np.maximum(region.radius, 1.0)
+        local_max = ratio >= cv2.dilate(ratio, np.ones((size, size), np.uint8))
+        ys, xs = nonzero_2d(local_max & (ratio >= min_ratio))
+        at = ratio[ys, xs]
     if len(xs) == 0:
         return np.zeros((0, 2))
-    at = ratio[ys, xs]
     order = np.argsort(-at, kind="stable")
     xy = np.column_stack([xs, ys]).astype(np.float64)[order]
     values = at[order]
@@ -524,6 +528,8 @@ def map_at(
     (K, C) for an (H, W, C) map."""
     height, width = image.shape[:2]
     # One rounding and one clamp for both columns: this runs many times a frame on few points.
-    uv = np.minimum(np.maximum(np.rint(xy).astype(np.int64), 0), (width - 1, height - 1))
+    uv = np.rint(xy).astype(np.int64)
+    np.maximum(uv, 0, out=uv)
+    np.minimum(uv, (width - 1, height - 1), out=uv)
     values: NDArray[np.float64] = image[uv[:, 1], uv[:, 0]].astype(np.float64)
     return values

@@ -190,7 +190,11 @@ def pinched(
     """
     count = len(xy)
     out = np.ones((count, count), bool)
-    first, second = np.nonzero(np.triu(apart < 2.6 * radius[:, None], 1))
+    if count < 2:
+        return out
+    # The pairs above the diagonal (np.triu's, without its per-call cost).
+    index = np.arange(count)
+    first, second = np.nonzero((apart < 2.6 * radius[:, None]) & (index[:, None] < index))
     if len(first) == 0:
         return out
     offset = xy[second] - xy[first]
@@ -293,6 +297,9 @@ def _unit_clip(values: NDArray[np.float64]) -> NDArray[np.float64]:
 def visible_share(xy: NDArray[np.float64], radius: NDArray[np.float64]) -> NDArray[np.float64]:
     """(K,) share of each ball's image disc not covered by the discs of nearer balls (the
     larger ones in the image, which an angled view shows overlapping it); 1 from above."""
+    if len(xy) < 2:
+        # No other disc: the share below with nothing hidden.
+        return _unit_clip(1.0 - np.zeros(len(xy)) / (np.pi * radius * radius))
     offsets = xy[:, None, :] - xy[None, :, :]
     apart = np.maximum(np.hypot(offsets[..., 0], offsets[..., 1]), 1e-9)
     mine, theirs = radius[:, None], radius[None, :]

@@ -80,7 +80,16 @@ class Remembered:
 
     def take(self, index: NDArray[np.int64] | NDArray[np.bool_]) -> Remembered:
         """The entries at an index array or boolean mask."""
-        rows = np.flatnonzero(index) if np.asarray(index).dtype == bool else np.asarray(index)
+        chosen = np.asarray(index)
+        if chosen.dtype == bool:
+            # The detector mostly keeps all or none: the same entries (nothing here is ever
+            # written to) or none, without copying every array.
+            if len(chosen) == len(self) and chosen.all():
+                return self
+            if not chosen.any():
+                return Remembered.empty(self.features.shape[1])
+            chosen = np.flatnonzero(chosen)
+        rows = chosen
         return Remembered(
             self.xy_px[rows],
             self.confidence[rows],
@@ -93,6 +102,10 @@ class Remembered:
     @classmethod
     def concat(cls, first: Remembered, second: Remembered) -> Remembered:
         """Both sets of entries, first then second."""
+        if len(second) == 0 and second.features.shape[1] == first.features.shape[1]:
+            return first
+        if len(first) == 0 and first.features.shape[1] == second.features.shape[1]:
+            return second
         return cls(
             np.vstack([first.xy_px, second.xy_px]),
             np.concatenate([first.confidence, second.confidence]),

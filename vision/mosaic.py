@@ -8,6 +8,7 @@ scales with the pixels searched.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -148,16 +149,24 @@ def pack(boxes: list[Box], bounds: Box) -> Mosaic:
     """Shelf-pack windows (tallest first) into rows about as wide as the widest window
     times the square root of their count."""
     frame_boxes = np.array(boxes, dtype=np.int64).reshape(-1, 4)
-    sizes = frame_boxes[:, 2:] - frame_boxes[:, :2]
-    row_width = max(int(sizes[:, 0].max()), int(np.sqrt(len(boxes)) * sizes[:, 0].max()))
-    origins = np.zeros_like(frame_boxes[:, :2])
+    # Plain Python over the few windows of a frame: NumPy's per-call cost is most of it.
+    sizes = [(u1 - u0, v1 - v0) for u0, v0, u1, v1 in frame_boxes.tolist()]
+    widest = max(w for w, _ in sizes)
+    row_width = max(widest, int(math.sqrt(len(sizes)) * widest))
+    origins = [(0, 0)] * len(sizes)
     u = v = row_height = width = 0
-    for index in np.argsort(-sizes[:, 1], kind="stable"):
-        w, h = (int(s) for s in sizes[index])
+    # Tallest first; Python's sort is stable, as argsort(kind="stable") of the negated heights.
+    for index in sorted(range(len(sizes)), key=lambda i: -sizes[i][1]):
+        w, h = sizes[index]
         if u > 0 and u + w > row_width:
             u, v, row_height = 0, v + row_height + GAP_PX, 0
         origins[index] = (u, v)
         width = max(width, u + w)  # no gap after the last tile: one window is the mosaic
         u += w + GAP_PX
         row_height = max(row_height, h)
-    return Mosaic(frame_boxes, origins, np.array(bounds, np.int64), (v + row_height, width))
+    return Mosaic(
+        frame_boxes,
+        np.array(origins, np.int64).reshape(-1, 2),
+        np.array(bounds, np.int64),
+        (v + row_height, width),
+    )

@@ -12,7 +12,8 @@ ball moves (by more than 0.05 px): the floor of frames that must search a window
 
 The counts do not depend on the machine, so they compare runs before and after a change to
 the memory or the pipeline's search schedule exactly; the CPU times show what a window and a
-frame cost.
+frame cost, and the main thread's CPU per frame is split by stage (`STAGES`; nested stages
+are part of their callers': find_balls runs inside the hinted and the full searches).
 """
 
 from __future__ import annotations
@@ -83,15 +84,81 @@ class Counting:
         return found
 
 
+STAGES = {
+    # key: (where, attribute); nested stages are inside their callers' times.
+    "recall (window comparison)": ("detector", "_recall"),
+    "search region (maps of the windows)": ("detector", "_search_region"),
+    "find_balls (round search)": ("detector module", "find_balls"),
+    "find_seeded (thorough, with seeds)": ("detector module", "find_seeded"),
+    "full-table search (all of it)": ("detector", "_search_table"),
+    "features (of fresh balls)": ("identifier", "features"),
+    "class probabilities (all balls)": ("identifier", "probabilities"),
+    "tracker update": ("tracker", "update"),
+}
+"""Stages timed by `StageClock`: calls a frame makes a few of, so wrapping them costs far
+less than cProfile, whose per-call cost inflates the many small NumPy calls several times
+over and misplaces where the time goes."""
+
+
+class StageClock:
+    """Main-thread CPU time per stage (`STAGES`), where the review's objects have them."""
+
+    def __init__(self, review: Any) -> None:
+        import vision.detector as detector_module
+
+        pipeline = review.pipeline
+        owners = {
+            "detector": pipeline.detector,
+            "detector module": detector_module,
+            "identifier": getattr(pipeline.detector, "identifier", None),
+            "tracker": pipeline.tracker,
+        }
+        self.cpu_s: dict[str, float] = defaultdict(float)
+        self._undo: list[tuple[Any, str, Any, bool]] = []
+        for stage, (where, name) in STAGES.items():
+            owner = owners[where]
+            if owner is not None and callable(getattr(owner, name, None)):
+                self._wrap(stage, owner, name)
+
+    def _wrap(self, stage: str, owner: Any, name: str) -> None:
+        original = getattr(owner, name)
+        own = name in vars(owner) if hasattr(owner, "__dict__") else False
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.thread_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.cpu_s[stage] += time.thread_time() - started
+
+        setattr(owner, name, timed)
+        self._undo.append((owner, name, original, own))
+
+    def restore(self) -> None:
+        """Unwrap what was wrapped (a module's functions must not stay timed)."""
+        for owner, name, original, own in reversed(self._undo):
+            if own:
+                setattr(owner, name, original)
+            else:
+                delattr(owner, name)
+
+    def per_frame_ms(self, frames: int) -> dict[str, float]:
+        return {k: round(1000.0 * v / max(1, frames), 3) for k, v in self.cpu_s.items()}
+
+
 def measure(clip: Path, max_frames: int | None) -> dict[str, Any]:
     """Counts and CPU times of one clip's review."""
     with tempfile.TemporaryDirectory(prefix="tenball-work-") as folder:
         options = ReviewOptions(out_dir=Path(folder), max_frames=max_frames, progress=False)
         review = open_review(clip / "video.mp4", clip / "calibration.json", None, options)
         counting = Counting(review.pipeline.detector)
+        stages = StageClock(review)
+        started = time.thread_time()
         try:
             summary = review.execute()
         finally:
+            main_s = time.thread_time() - started
+            stages.restore()
             review.source.close()
     frames = int(summary["frames"])
     counts = counting.counts
@@ -114,6 +181,8 @@ def measure(clip: Path, max_frames: int | None) -> dict[str, Any]:
         "detect cpu ms per frame": round(
             sum(sum(ms) for ms in counting.cpu_ms.values()) / max(1, frames), 3
         ),
+        "main thread cpu ms per frame": round(1000.0 * main_s / max(1, frames), 3),
+        "cpu ms per frame by stage": stages.per_frame_ms(frames),
     }
 
 
