@@ -22,7 +22,7 @@ after the rack area stood nearly empty (a new rack), as `tracking.rack.RackPrior
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -72,14 +72,25 @@ class RackFillConfig:
         rack_weight: share of a filled ball's class probabilities given to the name the
             rack's law gives its place (`rack_names` over the whole rack: ten balls, 1 to
             10, once each, the 1 on the apex and the 10 in the middle); the rest is its own
-            pixels' reading. At 0.6 a filled ball is sure enough of that name for its track
-            to start (the tracker's ``init_min_probability``, 0.5, of its probability times
-            its confidence), yet a clear sighting (0.99) outweighs it in the track's
-            evidence. 0: pixels only (a ball showing a few pixels was often below the start
-            threshold, and never tracked before the break). Applying the law's names to the
-            detected racked balls too (their names held from the first frame) cost
-            corner_offtable_grey 3/3 -> 0/3 calls and a fresh corner clip identity 0.983 ->
-            0.969: the detector's own readings of the balls it sees are the better ones.
+            pixels' reading. At 0.6 every filled ball is sure enough of its name for its
+            track to start (the tracker's ``init_min_probability``, 0.5, of probability
+            times confidence; pixels alone left some at 0.27-0.42). 0 (default): pixels
+            only, made one-ball-per-class with the frame's other balls. Measured with
+            ``snap``, 0.6 -> 0: corner_offtable_grey identity 0.973 -> 0.986 (racked balls
+            named at the break 6 -> 8 of 10); corner_lip_stay and a fresh 7 ft corner clip
+            the same with either. Holding the law's names on the detected racked balls too
+            made a fresh corner clip's identity 0.983 -> 0.969.
+        snap: while it fills, a detected ball on a place is put on the place's centre (the
+            rack located once) too: a racked ball's track then stands still, where it moved
+            between the detector's centre (an unsplit blob's, up to half a diameter off)
+            and the filled centre as frames found or missed it, and was called disturbed
+            before the break (corner_offtable_grey, filled on: its 5 moved 14 mm on frames
+            0-2, a foul on the break).
+        fill_all: fill every place of a standing rack that no detection stands on, even
+            one whose pixels look like the cloth (a ten-ball rack holds all ten balls; the
+            green 6 on green cloth reads as cloth, and with every other name taken at the
+            break the cue ball's blurred arrival was named the 6: a fresh broadcast break's
+            first contact misread).
     """
 
     enabled: bool = False
@@ -93,7 +104,9 @@ class RackFillConfig:
     moved_diameters: float = 0.5
     arrive_diameters: float = 1.5
     rearm_s: float = 2.0
-    rack_weight: float = 0.6
+    rack_weight: float = 0.0
+    snap: bool = True
+    fill_all: bool = True
 
 
 class RackFiller:
@@ -189,6 +202,8 @@ class RackFiller:
             return none
         if np.count_nonzero(taken & judged) < self.config.min_taken * np.count_nonzero(judged):
             return none
+        if self.config.fill_all:
+            return missing
         fill: NDArray[np.int64] = missing[taken[missing] | ~judged[missing]]
         return fill
 
@@ -290,14 +305,22 @@ class RackFiller:
         self, detections: Detections, place: NDArray[np.int64], centres: NDArray[np.float64]
     ) -> Detections:
         """The detections on places and off the rack (not between places: an unsplit blob's
-        centroid)."""
+        centroid); with ``snap``, those on places moved onto their places' centres."""
         xy = detections.xy_mm.astype(np.float64)
         apart = np.hypot(
             xy[:, None, 0] - centres[None, :, 0], xy[:, None, 1] - centres[None, :, 1]
         ).min(axis=1)
         keep = (place >= 0) | (apart > self.config.between_diameters * self.diameter_mm)
         kept: Detections = detections[keep]
-        return kept
+        if not self.config.snap:
+            return kept
+        on = np.flatnonzero(place[keep] >= 0)
+        xy_mm, xy_px = kept.xy_mm.copy(), kept.xy_px.copy()
+        xy_mm[on] = centres[place[keep][on]]
+        xy_px[on] = self.inner.view.camera.project(
+            xy_mm[on].astype(np.float64), BALL_CENTRE_HEIGHT_MM
+        )
+        return replace(kept, xy_mm=xy_mm, xy_px=xy_px)
 
     def _joined(
         self,
