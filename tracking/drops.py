@@ -85,6 +85,10 @@ class DropExplainer(StartExplainer):
     def _noise_mm(self) -> float:
         raise NotImplementedError
 
+    @property
+    def _rail_touch_mm(self) -> float:
+        raise NotImplementedError
+
     def _cushion_event(self, ball: int, cushion: str, t_contact: float) -> Event | None:
         raise NotImplementedError
 
@@ -105,15 +109,30 @@ class DropExplainer(StartExplainer):
             if dropped and not self._could_drop(int(ball), bool(hit)):
                 continue  # it stopped short of the hole, or it was another ball all along
             events += hit
+            climbed = dropped and self.config.climbed_off_table and self._on_rail(int(ball))
+            dropped &= not climbed
             if dropped:
                 events += self._last_cushion_before_drop(int(ball)) or self._jaw_rub(int(ball))
             time_s = self._left_bed_s(int(ball), dropped)
             xy = (float(self._seen_xy[ball, 0]), float(self._seen_xy[ball, 1]))
             pocket = str(nearest_pocket(self.table, xy)) if dropped else None
-            events.append(
-                Event(self._frame_of(time_s), time_s, kinds[status], (int(ball),), pocket=pocket)
-            )
+            kind = EventKind.BALL_OFF_TABLE if climbed else kinds[status]
+            events.append(Event(self._frame_of(time_s), time_s, kind, (int(ball),), pocket=pocket))
         return events
+
+    def _on_rail(self, ball: int) -> bool:
+        """Whether ``ball``, given up as pocketed, was last seen on a cushion: its centre
+        beyond the line where a ball on the bed touches that cushion by more than the
+        touching slack (`_rail_touch_mm`), where the cushion runs (not in a pocket's
+        opening). No ball on the bed lies there: it was climbing the rail beside the mouth,
+        and left the table over it (a 8 ft corner view's 2, driven at the foot rail 90 mm
+        short of the corner pocket's jaw, seen 13.5 mm into the cushion, was called
+        pocketed there)."""
+        xy = self._seen_xy[ball]
+        gaps = contacts.inside_distances_mm(self.table, xy) - self.table.ball_radius_mm
+        side = int(np.argmin(gaps))
+        into = -float(gaps[side])
+        return into > self._rail_touch_mm and not contacts.in_rail_opening(self.table, xy, side)
 
     def _could_drop(self, ball: int, hit: bool) -> bool:
         """Whether a ball the tracker gave up as pocketed (lost in a pocket's mouth and never

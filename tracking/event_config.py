@@ -120,6 +120,10 @@ class EventConfig:
             roll at the gentlest deceleration): a ball a player's body hides may still be
             rolling. Raising it waits longer for such a ball before the shot ends (a ball
             lost for good into a pocket unseen delays the end as long).
+        climbed_off_table: a ball the tracker gives up as pocketed whose last sighting lies
+            on a cushion (`tracking.drops.DropExplainer._on_rail`: its centre beyond the
+            touching line where the rail runs, not in a pocket's opening) left the table
+            over that rail instead. Off by default until measured on held-out clips.
     """
 
     fit_window_s: float = 0.08
@@ -148,3 +152,4 @@ class EventConfig:
     lost_pocket_confidence: float = 0.7
     lost_off_table_confidence: float = 0.5
     hidden_roll_max_s: float = 2.0
+    climbed_off_table: bool = False

@@ -4,12 +4,14 @@ only if it could reach the hole, and the geometry and roll fit that tell."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from tests.tracking.builders import TABLE, Noise, run_tracking, simulate
 from tracking.drops import _roll_fit
+from tracking.event_config import EventConfig
 from tracking.events import EventDetector
 from tracking.geometry import CORNER_SHELF_MM, SIDE_SHELF_MM
 from tracking.jaws import hole_gap_mm, in_jaws
@@ -288,3 +290,32 @@ def test_a_ball_hit_into_a_side_pocket_by_a_blurred_cue_ball_names_it_the_strike
     contacts = [e for e in events if e.kind == EventKind.BALL_BALL]
     assert [e.balls for e in contacts] == [(0, 1)], events
     assert [e.balls for e in events if e.kind == EventKind.BALL_POCKET] == [(1,)], events
+
+
+@pytest.mark.parametrize(
+    ("climbed_off_table", "kind"),
+    [(True, EventKind.BALL_OFF_TABLE), (False, EventKind.BALL_POCKET)],
+    ids=["on", "off"],
+)
+def test_a_ball_given_up_as_pocketed_while_seen_on_the_rail_left_the_table(
+    climbed_off_table: bool, kind: EventKind
+) -> None:
+    """The 2, driven at the foot-left rail 95 mm short of the corner pocket's point at 1.4
+    m/s, is last seen 13.5 mm into the cushion (no ball on the bed lies there, and the rail
+    runs there: it was climbing it) and the tracker gives it up as pocketed. With
+    `EventConfig.climbed_off_table` it left the table over the rail."""
+    last = np.array([L - 95.0, 15.0])
+    velocity = np.array([700.0, -1200.0])
+    fps = 30.0
+    config = replace(EventConfig(), climbed_off_table=climbed_off_table)
+    detector = EventDetector(TABLE, config)
+    events = []
+    for frame in range(40):
+        step = frame - 30
+        xy = last + velocity * min(step, 0) / fps
+        status = "on_table" if step <= 0 else ("occluded" if step < 4 else "pocketed")
+        rows = [(2, (float(xy[0]), float(xy[1])), status), (5, (600.0, 300.0), "on_table")]
+        if step <= 4:
+            events += detector.update(_trackset(frame, fps, rows))
+    gone = [e for e in events if e.kind.removes_ball()]
+    assert [(e.kind, e.balls) for e in gone] == [(kind, (2,))], events
