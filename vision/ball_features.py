@@ -125,7 +125,9 @@ def _sharp_features(
     others = ~white
     chromatic = others & (chroma >= 15.0)
     n_others = np.bincount(segment, others, minlength=count)
-    use_chroma = np.bincount(segment, chromatic, minlength=count) >= np.maximum(3, 0.08 * n_others)
+    use_chroma = np.bincount(segment, chromatic, minlength=count) >= np.maximum(
+        3, config.chromatic_share * n_others
+    )
     median_chroma = segment_quantile(chroma, segment, chromatic, count, 0.5)
     saturated = chromatic & (chroma >= np.nan_to_num(median_chroma, nan=np.inf)[segment])
     chosen = np.where(use_chroma[segment], saturated, others)

@@ -142,6 +142,20 @@ class IdentifierConfig:
         light_sure_nats: how much better than its next class (nats of class score) a sharp
             ball's best class must be for the ball to teach the light; lowering it learns
             from more balls, and from more misnamed ones.
+        chromatic_share: least share of a ball's non-white pixels that must be saturated
+            (chroma 15 or more) for its colour to be theirs; below it the ball has no colour
+            of its own (the cue ball, the 8) and its colour is that of all its non-white
+            pixels. Raising it reads a dark ball whose saturated pixels are only its rim
+            mixed with the cloth (the 8 on green read as the 6) by its body instead.
+            Detection level (real detector, `tests/benchmarks/eval_identify.py`, 0.08 ->
+            0.35): six fresh clips 0.9609 -> 0.9625, sample clips 0.9869 -> 0.9874 (0.5:
+            0.9596 and 0.9866); with `light_prior_balls` 10, 0.9783 -> 0.9795 and 0.9885 ->
+            0.9896. Live (review, real detector, at 58e4a90, 0.08 -> 0.35), fresh clips:
+            mean identity 0.971 -> 0.982 (c5 corner green 0.956 -> 0.987, its rack's 8 no
+            longer the 6; c6 top green 0.965 -> 0.993; c3 0.962 -> 0.968; c1 corner red
+            0.963 -> 0.959), but calls 10/12 -> 9/12 (c1 1/2 -> 2/2; c5 2/2 -> 0/2, the
+            break's first contact read as the 6, which the second call inherits), so 0.08
+            stays until held-out clips say otherwise.
         light_max_balls: sure balls after which the light is kept as learned (it is the
             table's, and learning costs a frame about a millisecond): the rack and the
             first seconds of play teach it. Raising it keeps learning longer.
@@ -171,6 +185,7 @@ class IdentifierConfig:
     light_prior_balls: float = math.inf
     light_sure_nats: float = 6.0
     light_max_balls: int = 3000
+    chromatic_share: float = 0.08
 
     def __post_init__(self) -> None:
         if not self.palette_lights or not all(0.0 < x <= 1.0 for x in self.palette_lights):
