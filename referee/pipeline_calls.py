@@ -226,8 +226,9 @@ class CallStage:
         if self.state.is_over:
             self.state = next_rack(self.state, self.config.rules)
             self.rack += 1
-        if self.state.pending_option is not None and self._pending_choice is not None:
-            _, self.state = choose_option(self.state, self._pending_choice)
+        choice = self._pending_choice or declared.option_choice_before
+        if self.state.pending_option is not None and choice is not None:
+            _, self.state = choose_option(self.state, choice)
         elif self.state.pending_option is not None:
             holder = self.state.pending_option.holder
             assumptions.append(f"option choice not known: assumed {holder} accepted the table")

@@ -56,7 +56,14 @@ def register(subparsers: Any) -> None:
 
 def _load(path: Path) -> list[Any]:
     """The scenarios of a file: {"scenarios": [...]}, a bare list, or one scenario."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8-sig")  # a BOM from a Windows editor is not JSON
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:  # JSON Lines: one scenario per line
+        lines = [line for line in text.splitlines() if line.strip()]
+        if len(lines) < 2:
+            raise
+        data = [json.loads(line) for line in lines]
     if isinstance(data, Mapping) and "scenarios" in data:
         data = data["scenarios"]
     elif isinstance(data, Mapping) and "steps" in data:
@@ -97,6 +104,8 @@ def _run_scenario(
             result, state = run_step(step, state, config)
         except RulesInputError as error:
             result = {"error": str(error), "field": error.field}
+        except Exception as error:  # one bad step must not end the whole run
+            result = {"error": f"step: the engine failed on it ({type(error).__name__}: {error})"}
         yield ident, i, result, step
 
 

@@ -251,6 +251,26 @@ def test_declarations_feed_the_engine() -> None:
     assert not any("assumed" in r for r in shots[1]["review_reasons"])
 
 
+@pytest.mark.parametrize(("choice", "third_shooter"), [("hand_back", "B"), ("shoot", "A")])
+def test_an_option_choice_keyed_by_time_answers_the_option_before_the_next_shot(
+    choice: str, third_shooter: str
+) -> None:
+    """Push-out 4 / D3: the holder chooses between two strikes; a choice keyed by time (after
+    shot 2's call, before shot 3's strike) decides who plays shot 3, with nothing assumed."""
+    declarations = (
+        '{"type": "match", "players": {"A": "Ann", "B": "Ben"}, "breaker": "B"}\n'
+        '{"shot": 2, "type": "call", "ball": 2, "pocket": "foot_left"}\n'
+        f'{{"time_s": 1.2, "type": "option_choice", "choice": "{choice}"}}\n'
+    )
+    third = {**POT_FACTS, "pocketed": []}
+    shots = {**_shots(), 90: [ShotInput(80, 90, 80 / 60, third)]}
+    pipeline, _ = _pipeline(shots, declarations)
+    judged = [s.to_json() for i in range(91) for s in pipeline.process(_frame(i)).shots]
+    assert judged[1]["call"]["option"]["holder"] == "A"
+    assert judged[2]["shooter"] == third_shooter
+    assert not any("option choice not known" in r for r in judged[2]["review_reasons"])
+
+
 def test_a_ball_already_down_is_ignored_and_flagged() -> None:
     again = {**POT_FACTS, "pocketed": [{"ball": 3, "pocket": "foot_left", "frame": 40}]}
     shots = {6: [ShotInput(1, 6, 1 / 60, BREAK_FACTS)], 50: [ShotInput(30, 50, 0.5, again)]}

@@ -102,6 +102,21 @@ def test_an_unreadable_file_exits_2(tmp_path: Path, content: str) -> None:
     assert done.returncode == 2 and "cannot read" in done.stderr and not done.stdout
 
 
+@pytest.mark.parametrize("form", ["bom", "jsonl"])
+def test_a_file_from_another_editor_or_as_json_lines_is_read(tmp_path: Path, form: str) -> None:
+    """A UTF-8 BOM (a Windows editor) and one scenario per line (JSON Lines) are read as the
+    same scenarios: the public file's results, unchanged."""
+    scenarios = json.loads(PUBLIC.read_text(encoding="utf-8"))["scenarios"]
+    path = tmp_path / "scenarios.json"
+    if form == "bom":
+        path.write_text(json.dumps({"scenarios": scenarios}), encoding="utf-8-sig")
+    else:
+        path.write_text("\n".join(json.dumps(s) for s in scenarios) + "\n", encoding="utf-8")
+    done = _tenball(str(path))
+    assert done.returncode == 0, done.stderr
+    _check_contract(path, scenarios)
+
+
 def test_a_missing_file_exits_2(tmp_path: Path) -> None:
     assert _tenball(str(tmp_path / "absent.json")).returncode == 2
 
