@@ -143,6 +143,17 @@ class VideoFileSource(_SourceBase):
         self._index += 1
         return frame
 
+    def skip(self) -> bool:
+        """Pass over the next frame without decoding it (a reader behind real time); False
+        at the end of the file."""
+        if self._pending is not None:
+            self._pending = None
+        elif not self._capture.grab():
+            self._check_end()
+            return False
+        self._index += 1
+        return True
+
     def _check_end(self) -> None:
         declared = self._frame_count
         if declared is None or self._index >= declared - 1 or self.ended_early:
@@ -217,6 +228,13 @@ class ImageFolderSource(_SourceBase):
         frame = Frame(image=_as_bgr(image), index=self._index, time_s=self._index / self._fps)
         self._index += 1
         return frame
+
+    def skip(self) -> bool:
+        """Pass over the next image without reading it; False once there is none."""
+        if self._index >= len(self._paths):
+            return False
+        self._index += 1
+        return True
 
     def close(self) -> None:
         self._index = len(self._paths)

@@ -69,6 +69,32 @@ def test_truncated_video_is_reported(tmp_path: Path) -> None:
         list(source)
 
 
+def test_a_skipped_frame_is_passed_over_undecoded_and_keeps_its_index(tmp_path: Path) -> None:
+    """A reader behind real time skips frames without decoding them (grab, not read): the
+    next read is the frame after, with its own index, time and picture; skip at the end is
+    False."""
+    path = tmp_path / "clip.avi"
+    _write_video(path, frames=5, fps=25.0)
+    with VideoFileSource(path) as source:
+        assert source.skip() and source.skip()  # frames 0 and 1 (0 was already decoded)
+        frame = source.read()
+        assert frame is not None and (frame.index, frame.time_s) == (2, pytest.approx(0.08))
+        assert abs(int(frame.image.mean()) - 20) <= 3
+        assert source.skip() and source.skip()  # 3, 4
+        assert not source.skip()
+        assert source.read() is None
+
+
+def test_an_image_folder_skips_without_reading(tmp_path: Path) -> None:
+    for i in (1, 2, 3):
+        cv2.imwrite(str(tmp_path / f"frame{i}.png"), np.full((8, 8), i, np.uint8))
+    source = ImageFolderSource(tmp_path, fps=2.0)
+    assert source.skip()
+    frame = source.read()
+    assert frame is not None and (frame.index, int(frame.image[0, 0, 0])) == (1, 2)
+    assert source.skip() and not source.skip()
+
+
 def test_image_folder_is_read_in_natural_order(tmp_path: Path) -> None:
     for i in (10, 2, 1):
         cv2.imwrite(str(tmp_path / f"frame{i}.png"), np.full((8, 8), i, np.uint8))
