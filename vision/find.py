@@ -17,17 +17,16 @@ from calibration.camera import BALL_CENTRE_HEIGHT_MM, CameraModel
 from vision.candidates import (
     DIRECTIONS,
     SearchRegion,
-    ball_pixels,
     distance_peaks,
     map_at,
     merge_candidates,
     outline_peaks,
     outline_votes,
-    refine_centres,
     sample,
 )
 from vision.confidence import confidence, disc_coverage, fit_outlines, rim_shares
 from vision.detector_config import DetectorConfig
+from vision.discs import ball_pixels, refine_centres
 from vision.mosaic import Mosaic
 from vision.rim import fit_lit_arcs
 from vision.separate import Crowds, TouchingPx, crowd_centres, crowd_votes, crowded

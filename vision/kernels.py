@@ -3,7 +3,7 @@
 The search's per-ball work on a few balls is dozens of small NumPy calls, each costing more
 in call overhead than in arithmetic (a hinted frame's fast pass spends ~3 ms on 3 balls).
 A loop compiled by numba visits each ball's pixels once instead. Each kernel here computes
-exactly what the NumPy form it stands for computes (`vision.candidates.refine_centres`), and
+exactly what the NumPy form it stands for computes (`vision.discs.refine_centres`), and
 a test holds the two equal on real search regions (tests/vision/test_candidates_compiled.py).
 
 numba is optional (it comes with the `synth` extra): without it, `compiled()` is False and
@@ -72,7 +72,7 @@ def _nearest(
     centres: NDArray[np.float64], ball: int, count: int
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """(K,) distances from one ball to every ball (itself infinite) and the indices of its
-    `count` nearest, as `vision.candidates._own_disc` takes them (np.argsort, quicksort)."""
+    `count` nearest, as `vision.discs._own_disc` takes them (np.argsort, quicksort)."""
     gaps = np.empty(len(centres))
     for other in range(len(centres)):
         if other == ball:
@@ -133,7 +133,7 @@ def _refine_centres(
     radius: NDArray[np.float64],
     iterations: int,
 ) -> NDArray[np.float64]:
-    """`vision.candidates.refine_centres` as one loop over balls and their pixels."""
+    """`vision.discs.refine_centres` as one loop over balls and their pixels."""
     centres = xy.copy()
     if len(centres) == 0:
         return centres
@@ -157,7 +157,7 @@ def _is_own_pixel(
     offset: tuple[float, float],
 ) -> bool:
     """Whether a pixel at `offset` (du, dv) from a ball's centre, inside its disc, is the
-    ball's own with `hide_behind` (`vision.candidates._cut_at_bisectors`): on its side of
+    ball's own with `hide_behind` (`vision.discs._cut_at_bisectors`): on its side of
     the bisector with each near neighbour that does not overlap it, and not within the disc
     of a larger overlapping one (nearer the camera). `near`: (K,) distances to every ball,
     the nearest balls' indices and the nearness limit."""
@@ -181,7 +181,7 @@ def _is_own_pixel(
 def _ball_pixels(
     image: NDArray[np.uint8], xy: NDArray[np.float64], radius: NDArray[np.float64]
 ) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
-    """`vision.candidates.ball_pixels` as one loop: every ball's pixels in one (N, 3) array,
+    """`vision.discs.ball_pixels` as one loop: every ball's pixels in one (N, 3) array,
     ball by ball in row-major order, and (K,) where each ball's pixels end."""
     count = len(xy)
     scale = 0.9
@@ -374,7 +374,7 @@ def refine_centres(
     radius: NDArray[np.float64],
     iterations: int,
 ) -> NDArray[np.float64]:
-    """(K, 2) sub-pixel centres: `vision.candidates.refine_centres` compiled (call only
+    """(K, 2) sub-pixel centres: `vision.discs.refine_centres` compiled (call only
     when `compiled()`)."""
     centres: NDArray[np.float64] = _kernel("_refine_centres")(
         np.ascontiguousarray(weight),
@@ -388,7 +388,7 @@ def refine_centres(
 def ball_pixels(
     image: NDArray[np.uint8], xy: NDArray[np.float64], radius: NDArray[np.float64]
 ) -> list[NDArray[np.uint8]]:
-    """Each ball's (K_i, 3) BGR pixels: `vision.candidates.ball_pixels` compiled (call only
+    """Each ball's (K_i, 3) BGR pixels: `vision.discs.ball_pixels` compiled (call only
     when `compiled()`, with K >= 1)."""
     pixels, ends = _kernel("_ball_pixels")(
         np.ascontiguousarray(image),

@@ -39,7 +39,7 @@ full searches, 1.2) + full searches 1.2 (11 whole-table find_balls 0.45) + outpu
 (identify.probabilities 0.56) + remembering 0.7 (identify.features 0.50) + change test 0.5
 (memory.changed 0.38). About 85 % of the searched windows hold a ball that moved since the
 last frame (truth), so searching fewer windows has little left to win: the cost is
-find_balls' many small numpy calls per window (candidates._own_disc, sample_uv, map_at,
+find_balls' many small numpy calls per window (discs._own_disc, sample_uv, map_at,
 confidence) and the identifier's per-frame work.
 """
 

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from vision import kernels
-from vision.candidates import SearchRegion, ball_pixels, refine_centres
+from vision.candidates import SearchRegion
 from vision.confidence import confidence
+from vision.discs import ball_pixels, refine_centres
 
 pytestmark = pytest.mark.skipif(not kernels.compiled(), reason="numba is not installed")
 

@@ -11,14 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.candidates import (
-    SearchRegion,
-    _own_disc,
-    nonzero_2d,
-    outline_votes,
-    refine_centres,
-    sample_uv,
-)
+from vision.candidates import SearchRegion, nonzero_2d, outline_votes, sample_uv
+from vision.discs import _own_disc, refine_centres
 from vision.streaks import tenth_highest_below
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.io import Calibration
-from vision.candidates import ball_pixels
+from vision.discs import ball_pixels
 from vision.identify import Identifier, IdentifierConfig, exclusive_probabilities
 from vision.learned.postprocess import Boxes, decode, input_shape, letterbox, nms, to_frame
 from vision.types import NUM_CLASSES, Detections, Frame
