@@ -42,16 +42,19 @@ class RackFillConfig:
     """When the rack's hidden balls are filled in.
 
     Attributes:
-        enabled: whether to fill at all. Off by default: measured with the real detector
-            at 075f0ea, on: ball-frame recall corner_offtable_grey 0.971 -> 0.998,
-            corner_lip_stay 0.971 -> 0.978, fresh corner views 0.874 -> 0.912 and 0.958
-            -> 0.982 (racked balls tracked before the break 2 -> 7 and 4 -> 9 of 10); but
-            calls 0/3 and 0/3 on both fresh clips either way (the break's first contact
-            still misread: the cue ball's blurred arrival at 30 fps named another number),
-            corner_lip_stay 3/3 -> 2/3 (identity switches 16 -> 27: the filled balls'
-            names, from a few pixels each, settle late), two held-out corner clips
-            unchanged (1/3, 3/4). The tracker must weigh a filled ball's name as weak
-            evidence before this can be on.
+        enabled: whether to fill at all. Off by default. Measured at 182d826 (real
+            detector, reviews, off -> on with the defaults below): six fresh clips 5/8 ->
+            7/8 calls (corner 9 ft 1600x900 60 fps 0/2 -> 2/2 and corner 9 ft 1280x720 60
+            fps 0/1 -> 1/1: the break's first contact, read as the 6 and the 8, right;
+            corner 8 ft 1920x1080 30 fps with a player 1/1 -> 0/1: a ball pocketed on the
+            break named wrong, right before only by a late false pocket; corner 7 ft 30 fps,
+            broadcast 1600x900 30 fps and top 2/2, 1/1, 1/1 both), ball-frame recall of the
+            four corner clips 0.934-0.973 -> 0.952-0.998, of the broadcast one 0.844 ->
+            0.993 (identity 0.904 -> 0.998); the 9 samples 26/26 both, recall up on all five
+            angled views (corner_lip_stay 0.971 -> 0.993, corner_offtable 0.971 -> 0.998,
+            broadcast 0.974-0.984 -> 0.991-0.998), identity up or equal but on
+            broadcast_nudge 1.000 -> 0.988 (switches 0 -> 8: two racked balls' names
+            exchanged before the break), which its e2e baseline does not allow.
         min_found: fewest detections standing on rack places to locate the rack.
         min_shown: fewest places showing enough of themselves (`shown_fraction`) to judge
             whether a rack stands.
