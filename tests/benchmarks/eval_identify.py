@@ -30,6 +30,11 @@ The broadcast TV clip's errors: its 9 resting band-up after the 1 was pocketed, 
 so the 5 (Lab 46, 32, 45 seen; 64, 47, 69 in the palette) is nearer the brown 7 (38, 20, 33).
 Letting each palette colour be darkened (linear RGB times 0.4..1) before the comparison lifts
 these clips (0.806 -> 0.856, 0.969 -> 0.988) but costs fresh f2_broadcast 0.972 -> 0.884.
+
+2026-12-01, six fresh clips (seeds 211-277: corner/broadcast/top, 7-9 ft, 30/50/60 fps, all
+four cloths, both sets, light 0.8-1.2; every 10th frame) 0.9609 and the samples (every 12th)
+0.9869 at 58e4a90; the table's light learned (``light_prior_balls=10``) 0.9783 and 0.9885;
+with ``chromatic_share=0.35`` too 0.9795 and 0.9896 (`vision.identify_config`).
 """
 
 from __future__ import annotations
