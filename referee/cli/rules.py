@@ -91,9 +91,13 @@ def _run_scenario(
     ident = scenario.get("id", f"#{index}")
     try:
         state = initial_state(scenario)
-        config = scenario_config(scenario, config)
     except RulesInputError as error:
         yield ident, 0, {"error": f"initial_{error}", "field": error.field}, None
+        return
+    try:
+        config = scenario_config(scenario, config)
+    except RulesInputError as error:  # the scenario's options: named as they are
+        yield ident, 0, {"error": str(error), "field": error.field}, None
         return
     steps = scenario.get("steps")
     if not isinstance(steps, list):
@@ -110,7 +114,15 @@ def _run_scenario(
 
 
 def _explain_line(ident: Any, i: int, result: Mapping[str, Any], step: Any) -> str:
-    kind = step.get("type", "?") if isinstance(step, Mapping) else "?"
+    from referee.rules.aliases import STEP_KEY_ALIASES, with_canonical_keys
+    from referee.rules.steps import step_kind
+
+    kind = (
+        step_kind(with_canonical_keys(step, STEP_KEY_ALIASES))
+        if isinstance(step, Mapping)
+        else None
+    )
+    kind = kind if isinstance(kind, str) else "?"
     head = f"{ident} step {i} ({kind})"
     if "error" in result:
         return f"{head}: REFUSED: {result['error']}"

@@ -58,7 +58,7 @@ def apply_step(
         RulesInputError: naming the offending field; nothing has changed.
     """
     d = with_canonical_keys(as_mapping(step, "step"), STEP_KEY_ALIASES)
-    kind = _step_type(d)
+    kind = step_kind(d)
     if kind == "rack_check":
         return check_rack(d.get("rack", d)), state  # the rack's items, or the step's own
     if kind in ("lag", "new_rack", "stalemate"):
@@ -137,8 +137,9 @@ _TARGET_KEYS = ("warned_player", "target", "to", "warned")
 """Keys that name the player warned, beside `player`."""
 
 
-def _step_type(step: Mapping[str, Any]) -> Any:
-    """The step's type; a step with no type but a shot's keys is a shot."""
+def step_kind(step: Mapping[str, Any]) -> Any:
+    """The step's type (its keys already canonical: `STEP_KEY_ALIASES`); a step with no type
+    but a shot's keys is a shot."""
     kind = step.get("type")
     if kind is None and any(k in step for k in ("shot", "declarations", "referee_fouls")):
         return "shot"

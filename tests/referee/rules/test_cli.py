@@ -117,6 +117,30 @@ def test_a_file_from_another_editor_or_as_json_lines_is_read(tmp_path: Path, for
     _check_contract(path, scenarios)
 
 
+def test_explain_names_a_step_typed_another_way_and_a_bad_option_by_its_field(
+    tmp_path: Path,
+) -> None:
+    """A step whose type is under 'kind' (or left to its keys) is named by its type in the
+    words of --explain; a scenario's bad option is refused as 'config', not 'initial_config'."""
+    facts = {
+        "first_object_ball_contacted": 1,
+        "cushion_after_first_contact": [2, 3, 4],
+        "object_balls_to_cushion_on_break": 4,
+        "pocketed": [],
+    }
+    scenarios = [
+        {"id": "K", "steps": [{"kind": "shot", "facts": facts}, {"shot": facts}]},
+        {"id": "C", "config": {"variant": "nonsense"}, "steps": []},
+    ]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"scenarios": scenarios}), encoding="utf-8")
+    words = _tenball(str(path), "--explain").stdout
+    assert "K step 0 (shot): " in words and "K step 1 (shot): " in words
+    refused = _lines(_tenball(str(path)).stdout)[-1]
+    assert refused["id"] == "C" and refused["result"]["field"] == "config"
+    assert refused["result"]["error"].startswith("config: ")
+
+
 def test_a_missing_file_exits_2(tmp_path: Path) -> None:
     assert _tenball(str(tmp_path / "absent.json")).returncode == 2
 
