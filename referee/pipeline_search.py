@@ -55,6 +55,62 @@ def moving_ball_lost(
     return bool(np.any(entering < 0))
 
 
+STRUCK_REACH_S = 0.2
+"""A moving ball counts as near a lost one (it may have struck it) when it is within this
+many seconds at its speed, plus two ball diameters, of the lost ball's last place."""
+
+
+def struck_ball_lost(
+    tracks: TrackSet,
+    unseen_s: NDArray[np.float64],
+    recent_s: float,
+    min_speed_mm_s: float,
+    table: TableSpec,
+) -> bool:
+    """Whether a ball lost less than ``recent_s`` ago may have been struck into motion:
+    a moving ball is near where it was last seen, or the cue ball is lost too.
+
+    A resting ball struck hard (3-5 m/s at 30-50 frames/s: 2-6 radii a frame) leaves its
+    search window within a frame while its filter, which never saw it move, still says it
+    rests, so `moving_ball_lost` does not count it and only the periodic whole-table
+    search (about a second later) finds it again: its path, a pocket or its first contact
+    are lost meanwhile. A ball that stays hidden longer (under a player's arm) stops
+    counting after ``recent_s``, so it costs a few searches at most.
+
+    Args:
+        tracks: this frame's tracks, (N,) balls.
+        unseen_s: (N,) seconds since each ball was last seen (0 when seen now).
+        recent_s: how long after it was lost a ball may still be moving unseen.
+        min_speed_mm_s: a ball moves above this speed.
+        table: the table (its pockets: a ball at a pocket mouth is dropping).
+    """
+    if len(unseen_s) != len(tracks.ball):
+        raise ValueError(f"unseen_s must have one entry per ball, got {len(unseen_s)}")
+    status = tracks.status
+    lost = status_is(status, TrackStatus.OCCLUDED) & (unseen_s > 0.0) & (unseen_s <= recent_s)
+    speed = np.hypot(tracks.velocity_mm_s[:, 0], tracks.velocity_mm_s[:, 1])
+    speed = np.where(np.isfinite(speed), speed, 0.0)
+    moving = in_play(tracks) & (speed > min_speed_mm_s) & ~lost
+    if not lost.any():
+        return False
+    near_mm = speed[moving] * STRUCK_REACH_S + 4.0 * table.ball_radius_mm
+    gap = tracks.xy_mm[lost][:, None, :] - tracks.xy_mm[moving][None, :, :]
+    struck = np.any(np.hypot(gap[..., 0], gap[..., 1]) <= near_mm[None, :], axis=1)
+    # A cue ball lost as well was struck too and is the likeliest striker wherever its
+    # filter (which never saw it move) puts it.
+    struck |= np.any(lost & (tracks.ball == CUE)) & (tracks.ball[lost] != CUE)
+    if not struck.any():
+        return False
+    entering = pocket_entry(
+        table,
+        tracks.xy_mm[lost][struck],
+        tracks.velocity_mm_s[lost][struck],
+        DROP_HORIZON_S,
+        min(table.corner_mouth_mm, table.side_mouth_mm),
+    )
+    return bool(np.any(entering < 0))
+
+
 def cue_in_hand(tracks: TrackSet) -> bool:
     """Whether the cue ball is off the bed (pocketed, off the table, or no longer tracked):
     in hand, it comes back wherever the player puts it, where no search window looks, and

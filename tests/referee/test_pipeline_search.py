@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from calibration.table import TableSpec
-from referee.pipeline_search import Reach, reach_centres
+from referee.pipeline_search import Reach, reach_centres, struck_ball_lost
 from tracking.types import TrackSet, TrackStatus
 
 TABLE = TableSpec()
@@ -111,3 +111,76 @@ def test_unseen_times_must_match_the_balls() -> None:
     tracks = _tracks(0, (1000.0, 600.0), (0.0, 0.0), TrackStatus.OCCLUDED)
     with pytest.raises(ValueError, match="unseen_s"):
         reach_centres(tracks, np.zeros(2), 1 / 30, TABLE, REACH)
+
+
+def _table_of(
+    rows: list[tuple[int, tuple[float, float], tuple[float, float], TrackStatus]],
+) -> TrackSet:
+    return TrackSet(
+        10,
+        1.0,
+        np.array([r[0] for r in rows]),
+        np.array([r[1] for r in rows], np.float64),
+        np.array([r[2] for r in rows], np.float64),
+        np.full((len(rows), 2), np.nan),
+        np.array([r[3] for r in rows], dtype=object),
+    )
+
+
+MIDDLE = (0.5 * TABLE.length_mm, 0.5 * TABLE.width_mm)
+
+
+@pytest.mark.parametrize(
+    ("mover_xy", "mover_speed", "lost_xy", "unseen_s", "struck"),
+    [
+        ((MIDDLE[0] - 6 * R, MIDDLE[1]), 3000.0, MIDDLE, 1 / 30, True),
+        ((MIDDLE[0] - 6 * R, MIDDLE[1]), 3000.0, MIDDLE, 0.5, False),
+        ((MIDDLE[0] - 6 * R, MIDDLE[1]), 50.0, MIDDLE, 1 / 30, False),
+        ((200.0, 200.0), 1000.0, MIDDLE, 1 / 30, False),
+        ((MIDDLE[0] - 6 * R, MIDDLE[1]), 3000.0, MIDDLE, 0.0, False),
+        ((6 * R, 0.0), 3000.0, (0.0, 0.0), 1 / 30, False),
+    ],
+    ids=[
+        "resting-ball-lost-beside-a-fast-one",
+        "lost-too-long-ago",
+        "neighbour-barely-moving",
+        "mover-far-away",
+        "not-yet-unseen",
+        "lost-in-a-pocket-mouth",
+    ],
+)
+def test_struck_ball_lost(
+    mover_xy: tuple[float, float],
+    mover_speed: float,
+    lost_xy: tuple[float, float],
+    unseen_s: float,
+    struck: bool,
+) -> None:
+    tracks = _table_of(
+        [
+            (0, mover_xy, (mover_speed, 0.0), TrackStatus.ON_TABLE),
+            (5, lost_xy, (0.0, 0.0), TrackStatus.OCCLUDED),
+        ]
+    )
+    unseen = np.array([0.0, unseen_s])
+    assert struck_ball_lost(tracks, unseen, 0.3, 100.0, TABLE) is struck
+
+
+@pytest.mark.parametrize(
+    ("lost_ball", "struck"),
+    [(5, True), (0, False)],
+    ids=["object-ball-lost-with-the-cue-ball", "cue-ball-alone-waits-for-its-own-search"],
+)
+def test_struck_ball_lost_with_the_cue_ball(lost_ball: int, struck: bool) -> None:
+    rows = [(0, (200.0, 200.0), (0.0, 0.0), TrackStatus.OCCLUDED)]
+    if lost_ball != 0:
+        rows.append((lost_ball, MIDDLE, (0.0, 0.0), TrackStatus.OCCLUDED))
+    tracks = _table_of(rows)
+    unseen = np.full(len(rows), 0.1)
+    assert struck_ball_lost(tracks, unseen, 0.3, 100.0, TABLE) is struck
+
+
+def test_struck_ball_lost_needs_one_entry_per_ball() -> None:
+    tracks = _table_of([(0, MIDDLE, (0.0, 0.0), TrackStatus.ON_TABLE)])
+    with pytest.raises(ValueError, match="one entry per ball"):
+        struck_ball_lost(tracks, np.zeros(2), 0.3, 100.0, TABLE)
