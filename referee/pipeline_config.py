@@ -46,7 +46,13 @@ def _build(kind: type[Any], values: Any, where: str) -> Any:
             f"unknown setting {where}.{unknown[0]}; known: {', '.join(sorted(names))}"
         )
     try:
-        return kind(**values)
+        defaults = kind()
+        nested = {
+            name: _build(type(getattr(defaults, name)), value, f"{where}.{name}")
+            for name, value in values.items()
+            if isinstance(value, dict) and dataclasses.is_dataclass(getattr(defaults, name))
+        }
+        return kind(**(values | nested))
     except (TypeError, ValueError) as error:
         raise ConfigError(f"[{where}]: {error}") from None
 

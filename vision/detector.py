@@ -71,7 +71,10 @@ class BallDetector:
         self.config = config or DetectorConfig()
         self._setup(
             TableView.from_calibration(
-                calibration, self.config.surface_margin_mm, self.config.lip_shelf_radii
+                calibration,
+                self.config.surface_margin_mm,
+                self.config.lip_shelf_radii,
+                pocket_holes=self.config.pocket_holes,
             )
         )
 

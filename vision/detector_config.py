@@ -113,6 +113,12 @@ class DetectorConfig:
             one 12/20 -> 13/20 calls (a cue ball resting in a corner's jaws no longer a
             scratch), set two 8/20 -> 10/20 (a lip-stay, a pocket missed); the tracker keeps a
             ball seen deep in the jaws as dropping, not hidden (`tracking.jaws.in_jaws`).
+        pocket_holes: take the pockets' holes, where the learning frame shows them dark,
+            as background (`TableView.from_calibration`): seen from above, a corner's round
+            hole reaches past the jaw line and its edge was found as a ball in every frame.
+            Real top-down clips (eval_real_review.py), off -> on: ghost rows 228 -> 12 (found
+            calibration), 92 -> 13 (given); 15 rendered clips' reviews identical; one real
+            first contact lost to the tracker (0008, found: 5/5 -> 4/5).
         fit_lit_arcs: place each round ball by a circle of its known radius fitted to
             where its foreground ends on clean cloth (`vision.rim`), where enough of its
             outline shows that way and its rim is not foreground all round (`find.WHOLE_RIM`);
@@ -171,4 +177,5 @@ class DetectorConfig:
     crowd_min_separation: float = MIN_SEPARATION
     crowd_smear_peaks: bool = True
     lip_shelf_radii: float = 1.5
+    pocket_holes: bool = False
     identifier: IdentifierConfig = field(default_factory=IdentifierConfig)

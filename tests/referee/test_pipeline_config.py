@@ -31,6 +31,22 @@ def test_a_config_file_sets_nested_stage_options(tmp_path: Path) -> None:
     assert config.calls.rules.option_on_any_wrongful_pocket is True
 
 
+def test_a_config_file_sets_a_stage_setting_nested_two_deep(tmp_path: Path) -> None:
+    """[detector.identifier] sets the identifier inside the detector's settings; the rest of
+    both keep their defaults, and a misspelt nested key is named with its whole path."""
+    path = tmp_path / "pipeline.toml"
+    path.write_text(
+        "[detector]\npocket_holes = true\n[detector.identifier]\nlight_prior_balls = 50.0\n"
+    )
+    config = load_pipeline_config(path)
+    assert config.detector is not None and config.detector.pocket_holes is True
+    assert config.detector.identifier.light_prior_balls == 50.0
+    assert config.detector.identifier.chromatic_share == 0.08
+    path.write_text("[detector.identifier]\nlight_prior_ball = 50.0\n")
+    with pytest.raises(ConfigError, match=r"detector\.identifier\.light_prior_ball"):
+        load_pipeline_config(path)
+
+
 def test_a_config_file_sets_the_full_search_period_in_seconds(tmp_path: Path) -> None:
     path = tmp_path / "pipeline.toml"
     path.write_text("full_search_every_s = 0.5\n")
