@@ -240,24 +240,3 @@ def test_off_centre_principal_point_is_freed_to_put_the_corners_where_seen(
     seen = np.array(list(corners_of(truth).values()))
     assert np.max(np.abs(fit.camera.project(xy) - seen)) < 0.15
     assert _ball_centre_error_mm(fit.camera, truth) < 10.0
-
-
-def test_hand_clicked_corners_of_a_straight_down_view_keep_the_camera_over_the_table() -> None:
-    """Corners clicked by eye on a real straight-down clip (top-down-real, 1280x720, a
-    2105 x 1052 mm table: tests/benchmarks/real_footage_labels.json) miss a centred camera
-    by 1.9 px. Half a pixel of noise barely moves the focal length they give, but noise as
-    large as that miss moves it by a third: the focal length (a camera 8 m up, its principal
-    point then moved 180 px off the image centre) was read from the clicks, so the camera is
-    taken as straight down at the default height, as the table finder does."""
-    corners = {
-        "head_left": (68.0, 79.0),
-        "head_right": (75.0, 647.0),
-        "foot_right": (1176.0, 634.0),
-        "foot_left": (1178.0, 83.0),
-    }
-    table = TableSpec(length_mm=2105.0, width_mm=1052.0)
-    fit = fit_camera_report(corners, table, IMAGE_SIZE)
-    assert fit.focal_source == "assumed"
-    np.testing.assert_allclose(fit.camera.camera_matrix[:2, 2], [639.5, 359.5])
-    assert fit.camera.centre_mm[2] == pytest.approx(2500.0, rel=0.01)
-    assert fit.reprojection_error_px < 4.0  # the clicks' own scatter about a rectangle
