@@ -64,12 +64,18 @@ class CameraPrior:
             before the fit and the fitted camera carries them.
         camera_height_mm: height of the lens above the cloth, used only when the focal length
             cannot be measured (camera nearly straight over the table).
+        corners_by_hand: the corners were placed by a person (a calibration file giving
+            corners only), so they may be off by a pixel or two: a focal length that noise
+            as large as their miss of a centred camera would move beyond the limit is not
+            read from them (the camera is taken as straight down, as the table finder
+            does) rather than explained by an off-centre image centre.
     """
 
     focal_px: float | None = None
     principal_point: tuple[float, float] | None = None
     distortion: tuple[float, ...] = ()
     camera_height_mm: float | None = None
+    corners_by_hand: bool = False
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -167,14 +173,20 @@ def fit_camera_report(
     centre = _principal_point(prior, (width, height))
     distortion = np.asarray(prior.distortion, dtype=np.float64).reshape(-1)
     focal, source, assumptions = _initial_focal(observed, table_xy, centre, distortion, prior)
-    matrix = _matrix(focal, centre)
-    camera = _camera_from_homography(observed, table_xy, matrix, distortion, (width, height))
-    camera = _refine(camera, observed, table_xy, estimate_focal=source == "estimated")
-    residual = camera.project(table_xy) - observed
-    rms = float(np.sqrt(np.mean(np.sum(residual**2, axis=1))))
+    lens = (focal, centre, distortion)
+    camera, rms = _centred(observed, table_xy, lens, (width, height), source)
     if source == "estimated" and prior.principal_point is None and rms > OFF_CENTRE_FROM_PX:
-        camera, note = _off_centre(camera, observed, table_xy, rms)
-        assumptions = (*assumptions, note)
+        noisy = prior.corners_by_hand
+        if noisy and _estimate_focal(observed, table_xy, centre, distortion, rms) is None:
+            # Corners that miss a centred camera by `rms` px are that noisy (clicked by
+            # hand): a focal length that such noise moves beyond the limit was read from
+            # the noise, so the camera is taken as straight down, as for a found table.
+            focal, source, assumptions = _assumed_focal(observed, table_xy, centre, prior)
+            lens = (focal, centre, distortion)
+            camera, rms = _centred(observed, table_xy, lens, (width, height), source)
+        else:
+            camera, note = _off_centre(camera, observed, table_xy, rms)
+            assumptions = (*assumptions, note)
     fit = CameraFit(camera, rms, source, assumptions)
     if check_shape:
         check_fit(fit, observed, table)
@@ -217,6 +229,14 @@ def _initial_focal(
     focal = _estimate_focal(observed, table_xy, centre, distortion)
     if focal is not None:
         return focal, "estimated", ()
+    return _assumed_focal(observed, table_xy, centre, prior)
+
+
+def _assumed_focal(
+    observed: FloatArray, table_xy: FloatArray, centre: tuple[float, float], prior: CameraPrior
+) -> tuple[float, str, tuple[str, ...]]:
+    """The focal length of a straight-down camera at the given or default height."""
+    distortion = np.asarray(prior.distortion, dtype=np.float64).reshape(-1)
     height_mm = prior.camera_height_mm or DEFAULT_CAMERA_HEIGHT_MM
     if not height_mm > 0:
         raise CalibrationError(f"camera_height_mm must be positive, got {height_mm}")
@@ -236,8 +256,10 @@ def _estimate_focal(
     table_xy: FloatArray,
     centre: tuple[float, float],
     distortion: FloatArray,
+    noise_px: float = 0.5,
 ) -> float | None:
-    """Focal length from the corners, or None when half-pixel noise makes it unreliable."""
+    """Focal length from the corners, or None when `noise_px` of noise on one corner
+    coordinate moves it by more than `FOCAL_SPREAD_LIMIT`."""
     focal = float(np.hypot(*centre)) * 2.0
     for _ in range(5 if distortion.size else 1):
         ideal = _undistort(observed, _matrix(focal, centre), distortion)
@@ -248,7 +270,7 @@ def _estimate_focal(
     spread = 0.0
     for index in range(8):
         nudged = ideal.copy()
-        nudged[index // 2, index % 2] += 0.5
+        nudged[index // 2, index % 2] += noise_px
         other = focal_from_homography(fit_homography(table_xy, nudged), centre)
         if other is None:
             return None
@@ -272,6 +294,24 @@ def _focal_for_height(
         # Seen from straight above, focal / height is what the picture fixes.
         focal *= height_mm / abs(float((rotation.T @ translation)[2]))
     return focal
+
+
+def _centred(
+    observed: FloatArray,
+    table_xy: FloatArray,
+    lens: tuple[float, tuple[float, float], FloatArray],
+    image_size: tuple[int, int],
+    source: str,
+) -> tuple[CameraModel, float]:
+    """The camera of `lens` (focal px, principal point px, distortion) that best puts the
+    table's corners at the (4, 2) `observed` pixels, its focal refined when `source` is
+    "estimated", and its RMS corner error (px)."""
+    focal, centre, distortion = lens
+    matrix = _matrix(focal, centre)
+    camera = _camera_from_homography(observed, table_xy, matrix, distortion, image_size)
+    camera = _refine(camera, observed, table_xy, estimate_focal=source == "estimated")
+    residual = camera.project(table_xy) - observed
+    return camera, float(np.sqrt(np.mean(np.sum(residual**2, axis=1))))
 
 
 def _camera_from_homography(

@@ -8,7 +8,7 @@ not refit; unknown extra fields are kept as they are.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -144,5 +144,6 @@ def calibration_from_json(data: dict[str, Any]) -> Calibration:
     if camera is None:
         from calibration.fit import fit_camera, prior_from_json
 
-        camera = fit_camera(corners, table, image_size, prior_from_json(data.get("lens")))
+        by_hand = replace(prior_from_json(data.get("lens")), corners_by_hand=True)
+        camera = fit_camera(corners, table, image_size, by_hand)
     return Calibration(table=table, camera=camera, corners_px=corners, extra=extra)
