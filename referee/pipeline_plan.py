@@ -32,18 +32,6 @@ if TYPE_CHECKING:  # a cycle at run time: the pipeline builds its plan
     from referee.pipeline import PipelineConfig
 
 
-STRUCK_LOST_S = 0.0
-"""How long after it was lost a ball near a moving one counts as maybe struck into motion
-(`referee.pipeline_search.struck_ball_lost`): the whole table is searched every
-`PipelineConfig.lost_search_every_s` meanwhile; 0 (the default) turns it off. Measured at
-0.3 with the real detector on four rendered clips (top 50 and 30 frames/s, broadcast 30,
-corner 50): frames of balls moving 1.5-3 m/s found 644 -> 660 of 748, above 3 m/s 76 -> 85
-of 224, ghosts unchanged (17), one or two more full searches a clip; calls 10/12 -> 9/12 (a
-30 frames/s top-view break gained a cushion contact of the cue ball before its first
-contact), so it stays off. `PipelineConfig` has no
-field for it yet (`struck_lost_s` is read once it has)."""
-
-
 class SearchPlan:
     """The search of each frame, from the tracks of the frames before it.
 
@@ -108,8 +96,8 @@ class SearchPlan:
 
     def _struck_lost(self, tracks: TrackSet) -> bool:
         """Whether a ball lost moments ago may have been struck (`struck_ball_lost`,
-        `STRUCK_LOST_S`)."""
-        recent_s = float(getattr(self.config, "struck_lost_s", STRUCK_LOST_S))
+        `PipelineConfig.struck_lost_s`)."""
+        recent_s = self.config.struck_lost_s
         if recent_s <= 0.0:
             return False
         seen = np.array([self._seen_s.get(int(b), tracks.time_s) for b in tracks.ball])
