@@ -8,9 +8,10 @@
    neighbouring noses meet.
 4. Side pockets tell the long sides from the short ones; a rule (overridable) and the rack pick
    the head (`calibration.orientation`).
-5. The camera is fitted to the corners (`calibration.fit`). Where the camera is outside a
-   cushion's line (a broadcast camera behind the head rail), that cushion's visible edge is
-   its nose, above the cloth: the line is moved down to the cloth plane and the camera refitted.
+5. The camera is fitted to the corners (`calibration.corner_fit`, `calibration.fit`). Where
+   the camera is outside a cushion's line (a broadcast camera behind the head rail), that
+   cushion's visible edge is its nose, above the cloth: the line is moved down to the cloth
+   plane and the camera refitted.
 """
 
 from __future__ import annotations
@@ -32,11 +33,12 @@ from calibration.cloth import (
     line_through,
     median_frame,
 )
+from calibration.corner_fit import fit_corners, nose_height_refit, rack_check, to_full
 from calibration.fit import CameraFit, CameraPrior, check_fit, fit_camera_report
 from calibration.io import CORNER_NAMES, Calibration, CalibrationError
 from calibration.lines import EdgeLine, side_lines
 from calibration.nose import pick_nose
-from calibration.orientation import head_side, pocket_darkness, rack_end
+from calibration.orientation import head_side, pocket_darkness
 from calibration.table import TableSpec
 
 __all__ = ["FindOptions", "TableFinding", "TableNotFoundError", "find_table"]
@@ -63,8 +65,6 @@ MIN_CONFIDENCE = 0.01
 cushion had no straight edge at all (a fisheye lens bends them; an arm hid one)."""
 
 SIDE_NAMES = ("head", "right", "foot", "left")
-
-
 """Sides in table order: head_left->head_right is the head, then right, foot, left."""
 
 
@@ -223,15 +223,17 @@ def _find_in_region(
     notes = [pocket_note]
     order, head_note = _table_order(corners, long_first, options.head)
     notes.append(head_note)
-    fit, corners_full = _fit(corners[order], scale, full.shape, table, options)
+    fit, corners_full = fit_corners(corners[order], scale, full.shape, table, options.prior)
     if options.head is None:
-        fit, corners_full, order, note = _rack_check(
-            full, fit, corners, order, (scale, table, options)
+        fit, corners_full, order, note = rack_check(
+            full, fit, corners, order, (scale, table, options.prior)
         )
         notes += [note] if note else []
     lines = tuple(found[(int(order[0]) + k) % 4] for k in range(4))
     noses = tuple(raised[(int(order[0]) + k) % 4] for k in range(4))
-    fit, corners_full, note = _nose_height(fit, corners_full, noses, table, options)
+    fit, corners_full, note = nose_height_refit(
+        fit, corners_full, noses, table, (options.nose_height_mm, options.prior)
+    )
     notes += [note] if note else []
     try:
         check_fit(fit, corners_full, table)
@@ -241,7 +243,7 @@ def _find_in_region(
     named = {n: (float(u), float(v)) for n, (u, v) in zip(CORNER_NAMES, corners_full, strict=True)}
     extra = {**fit.as_json(), "finder": {"confidence": round(confidence, 3), "notes": notes}}
     calibration = Calibration(table=table, camera=fit.camera, corners_px=named, extra=extra)
-    cloth_full = _to_full(region.outer_px, scale)
+    cloth_full = to_full(region.outer_px, scale)
     return TableFinding(calibration, fit, confidence, cloth_full, lines, tuple(notes))
 
 
@@ -253,12 +255,6 @@ def _working_image(image: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], float]:
     size = (round(image.shape[1] * scale), round(image.shape[0] * scale))
     small = np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
     return small, image.shape[1] / size[0]
-
-
-def _to_full(points: FloatArray, scale: float) -> FloatArray:
-    """Working-image pixels to full-frame pixels (pixel centres at integers in both)."""
-    out: FloatArray = (points + 0.5) * scale - 0.5
-    return out
 
 
 def _nose_lines(
@@ -299,7 +295,8 @@ def _long_sides(
         order, _ = _table_order(corners, long_first, None)
         try:
             shape = (lab.shape[0], lab.shape[1], 3)
-            errors.append(_fit(corners[order], 1.0, shape, table, options)[0].reprojection_error_px)
+            fit = fit_corners(corners[order], 1.0, shape, table, options.prior)[0]
+            errors.append(fit.reprojection_error_px)
         except CalibrationError:
             errors.append(np.inf)
     if not np.isfinite(min(errors)):
@@ -323,103 +320,6 @@ def _table_order(
     index, rule = head_side(midpoints, head)
     start = short[index]
     return np.array([(start + k) % 4 for k in range(4)], dtype=np.int64), rule
-
-
-def _fit(
-    corners: FloatArray,
-    scale: float,
-    shape: tuple[int, ...],
-    table: TableSpec,
-    options: FindOptions,
-) -> tuple[CameraFit, FloatArray]:
-    full = _to_full(corners, scale)
-    size = (int(shape[1]), int(shape[0]))
-    margin = np.array(size, dtype=np.float64) - 0.5
-    clipped = np.clip(full, -0.5, margin)
-    if np.max(np.abs(clipped - full)) > 3.0:
-        raise TableNotFoundError("a table corner falls outside the frame: the table is cut off")
-    named = {n: (float(u), float(v)) for n, (u, v) in zip(CORNER_NAMES, clipped, strict=True)}
-    try:
-        fit = fit_camera_report(named, table, size, options.prior, check_shape=False)
-    except CalibrationError as error:
-        raise TableNotFoundError(f"the quadrilateral found is not this table: {error}") from None
-    return fit, clipped
-
-
-def _rack_check(
-    image: NDArray[np.uint8],
-    fit: CameraFit,
-    corners: FloatArray,
-    order: NDArray[np.int64],
-    context: tuple[float, TableSpec, FindOptions],
-) -> tuple[CameraFit, FloatArray, NDArray[np.int64], str | None]:
-    """Swap head and foot when a rack stands at the end the rule called the head."""
-    scale, table, options = context
-    if rack_end(image, fit.camera, table) != "head":
-        return fit, _to_full(corners[order], scale), order, None
-    flipped = np.roll(order, 2)
-    refit, full = _fit(corners[flipped], scale, image.shape, table, options)
-    return (
-        refit,
-        full,
-        flipped,
-        "a rack stands at the end the rule named head: head and foot swapped",
-    )
-
-
-def _nose_height(
-    fit: CameraFit,
-    corners: FloatArray,
-    noses: tuple[bool, ...],
-    table: TableSpec,
-    options: FindOptions,
-) -> tuple[CameraFit, FloatArray, str | None]:
-    """Move the lines seen at nose height straight down onto the cloth, and refit.
-
-    The playing surface ends below the nose. A camera above the middle sees the nose a little
-    outside that line; one behind a rail sees the near nose well inside it. A line is at nose
-    height when it was picked as the nose (`noses`, table side order) or when the camera is
-    behind that cushion, so that its face and the bed's edge are hidden under the nose.
-    """
-    if options.nose_height_mm <= 0:
-        return fit, corners, None
-    seen = corners
-    for _ in range(3):
-        raised = [a or b for a, b in zip(noses, _outside_sides(fit.camera, table), strict=True)]
-        if not any(raised):
-            return fit, corners, None
-        heights = [options.nose_height_mm if up else 0.0 for up in raised]
-        corners = _lowered_corners(fit.camera, seen, heights)
-        named = {n: (float(u), float(v)) for n, (u, v) in zip(CORNER_NAMES, corners, strict=True)}
-        fit = fit_camera_report(named, table, fit.camera.image_size, options.prior, False)
-    shift = float(np.max(np.linalg.norm(corners - seen, axis=1)))
-    return (
-        fit,
-        corners,
-        (
-            f"cushion noses taken {options.nose_height_mm:.1f} mm above the cloth: corners moved "
-            f"up to {shift:.1f} px onto the cloth plane"
-        ),
-    )
-
-
-def _outside_sides(camera: CameraModel, table: TableSpec) -> list[bool]:
-    """Per side in table order (head, right, foot, left): is the camera behind it?"""
-    x, y, _ = camera.centre_mm
-    return [x < 0.0, y > table.width_mm, x > table.length_mm, y < 0.0]
-
-
-def _lowered_corners(camera: CameraModel, corners: FloatArray, heights: list[float]) -> FloatArray:
-    """Corners after replacing each side's line, seen at its height, by its footprint on
-    the cloth (sides in table order, side k from corner k to k + 1)."""
-    lines = []
-    for k in range(4):
-        ends = np.array([corners[k], corners[(k + 1) % 4]])
-        on_nose = camera.to_table(ends, heights[k])
-        cloth = camera.project(on_nose, 0.0)
-        lines.append(line_through(cloth[0], cloth[1]))
-    out: FloatArray = np.array([intersect(lines[k - 1], lines[k]) for k in range(4)])
-    return out
 
 
 def _confidence(lines: tuple[EdgeLine | None, ...], fit: CameraFit) -> float:
