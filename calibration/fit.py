@@ -5,7 +5,8 @@ A pinhole camera with square pixels and a known principal point has 7 (focal len
 translation), so the corners determine the camera and leave one degree of freedom as a check
 (the reprojection error). Seen from straight above the focal length is unobservable (a closer
 camera with a wider lens gives the same picture); the fit then assumes a camera height and says
-so in `CameraFit.assumptions`.
+so in `CameraFit.assumptions`. Where the focal length to start from comes from (given,
+estimated from the corners, or assumed from a camera height) is `calibration.fit_focal`.
 """
 
 from __future__ import annotations
@@ -19,24 +20,35 @@ from numpy.typing import NDArray
 from scipy.optimize import least_squares
 
 from calibration.camera import CameraModel, FloatArray
+from calibration.fit_focal import (
+    DEFAULT_CAMERA_HEIGHT_MM,
+    FOCAL_SPREAD_LIMIT,
+    assumed_focal,
+    camera_matrix,
+    estimate_focal,
+    initial_focal,
+    undistort,
+)
 from calibration.geometry import (
     check_corners,
     corner_array,
     fit_homography,
-    focal_from_homography,
     pose_from_homography,
 )
 from calibration.io import CORNER_NAMES, CalibrationError
 from calibration.table import TableSpec
 
-DEFAULT_CAMERA_HEIGHT_MM = 2500.0
-"""Assumed lens height above the cloth when the focal length cannot be measured (a camera
-straight over the table). Raising it lowers the parallax correction near the rails."""
-
-FOCAL_SPREAD_LIMIT = 0.15
-"""Largest relative change of the estimated focal length under half-pixel corner noise for the
-estimate to be trusted; above it the camera is too close to straight-down and the fit assumes
-`DEFAULT_CAMERA_HEIGHT_MM` (or the given height). Raising it trusts noisier estimates."""
+__all__ = [
+    "DEFAULT_CAMERA_HEIGHT_MM",
+    "FOCAL_SPREAD_LIMIT",
+    "MAX_REPROJECTION_FRACTION",
+    "CameraFit",
+    "CameraPrior",
+    "check_fit",
+    "fit_camera",
+    "fit_camera_report",
+    "prior_from_json",
+]
 
 MAX_REPROJECTION_FRACTION = 0.02
 """Largest RMS corner reprojection error, as a fraction of the table's diagonal in pixels, for
@@ -172,16 +184,16 @@ def fit_camera_report(
     table_xy = np.array([table.corners_xy_mm()[n] for n in CORNER_NAMES], dtype=np.float64)
     centre = _principal_point(prior, (width, height))
     distortion = np.asarray(prior.distortion, dtype=np.float64).reshape(-1)
-    focal, source, assumptions = _initial_focal(observed, table_xy, centre, distortion, prior)
+    focal, source, assumptions = initial_focal(observed, table_xy, centre, distortion, prior)
     lens = (focal, centre, distortion)
     camera, rms = _centred(observed, table_xy, lens, (width, height), source)
     if source == "estimated" and prior.principal_point is None and rms > OFF_CENTRE_FROM_PX:
         noisy = prior.corners_by_hand
-        if noisy and _estimate_focal(observed, table_xy, centre, distortion, rms) is None:
+        if noisy and estimate_focal(observed, table_xy, centre, distortion, rms) is None:
             # Corners that miss a centred camera by `rms` px are that noisy (clicked by
             # hand): a focal length that such noise moves beyond the limit was read from
             # the noise, so the camera is taken as straight down, as for a found table.
-            focal, source, assumptions = _assumed_focal(observed, table_xy, centre, prior)
+            focal, source, assumptions = assumed_focal(observed, table_xy, centre, prior)
             lens = (focal, centre, distortion)
             camera, rms = _centred(observed, table_xy, lens, (width, height), source)
         else:
@@ -199,103 +211,6 @@ def _principal_point(prior: CameraPrior, image_size: tuple[int, int]) -> tuple[f
     return ((image_size[0] - 1) / 2.0, (image_size[1] - 1) / 2.0)
 
 
-def _undistort(uv: FloatArray, matrix: FloatArray, distortion: FloatArray) -> FloatArray:
-    """(N, 2) ideal-pinhole pixels of distorted pixels (identity without distortion)."""
-    if not distortion.size:
-        return uv
-    points = uv.reshape(-1, 1, 2).astype(np.float64)
-    criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 100, 1e-12)
-    ideal = cv2.undistortPoints(points, matrix, distortion, None, None, matrix, criteria)
-    out: FloatArray = ideal.reshape(-1, 2).astype(np.float64)
-    return out
-
-
-def _matrix(focal: float, centre: tuple[float, float]) -> FloatArray:
-    return np.array([[focal, 0.0, centre[0]], [0.0, focal, centre[1]], [0.0, 0.0, 1.0]])
-
-
-def _initial_focal(
-    observed: FloatArray,
-    table_xy: FloatArray,
-    centre: tuple[float, float],
-    distortion: FloatArray,
-    prior: CameraPrior,
-) -> tuple[float, str, tuple[str, ...]]:
-    """Focal length to start from, where it comes from, and what was assumed."""
-    if prior.focal_px is not None:
-        if not prior.focal_px > 0:
-            raise CalibrationError(f"focal_px must be positive, got {prior.focal_px}")
-        return float(prior.focal_px), "given", ()
-    focal = _estimate_focal(observed, table_xy, centre, distortion)
-    if focal is not None:
-        return focal, "estimated", ()
-    return _assumed_focal(observed, table_xy, centre, prior)
-
-
-def _assumed_focal(
-    observed: FloatArray, table_xy: FloatArray, centre: tuple[float, float], prior: CameraPrior
-) -> tuple[float, str, tuple[str, ...]]:
-    """The focal length of a straight-down camera at the given or default height."""
-    distortion = np.asarray(prior.distortion, dtype=np.float64).reshape(-1)
-    height_mm = prior.camera_height_mm or DEFAULT_CAMERA_HEIGHT_MM
-    if not height_mm > 0:
-        raise CalibrationError(f"camera_height_mm must be positive, got {height_mm}")
-    focal = _focal_for_height(observed, table_xy, centre, distortion, height_mm)
-    given = prior.camera_height_mm is not None
-    note = (
-        f"camera is nearly straight over the table, so its focal length cannot be measured; "
-        f"assumed the lens is {height_mm:.0f} mm above the cloth"
-        f"{'' if given else ' (default; give the camera height or focal length to change it)'}"
-        f", which gives a focal length of {focal:.0f} px"
-    )
-    return focal, "assumed", (note,)
-
-
-def _estimate_focal(
-    observed: FloatArray,
-    table_xy: FloatArray,
-    centre: tuple[float, float],
-    distortion: FloatArray,
-    noise_px: float = 0.5,
-) -> float | None:
-    """Focal length from the corners, or None when `noise_px` of noise on one corner
-    coordinate moves it by more than `FOCAL_SPREAD_LIMIT`."""
-    focal = float(np.hypot(*centre)) * 2.0
-    for _ in range(5 if distortion.size else 1):
-        ideal = _undistort(observed, _matrix(focal, centre), distortion)
-        estimate = focal_from_homography(fit_homography(table_xy, ideal), centre)
-        if estimate is None:
-            return None
-        focal = estimate
-    spread = 0.0
-    for index in range(8):
-        nudged = ideal.copy()
-        nudged[index // 2, index % 2] += noise_px
-        other = focal_from_homography(fit_homography(table_xy, nudged), centre)
-        if other is None:
-            return None
-        spread = max(spread, abs(other - focal) / focal)
-    return focal if spread <= FOCAL_SPREAD_LIMIT else None
-
-
-def _focal_for_height(
-    observed: FloatArray,
-    table_xy: FloatArray,
-    centre: tuple[float, float],
-    distortion: FloatArray,
-    height_mm: float,
-) -> float:
-    """Focal length that puts the camera `height_mm` above the cloth (straight-down view)."""
-    focal = float(np.hypot(*centre)) * 2.0
-    for _ in range(5):
-        ideal = _undistort(observed, _matrix(focal, centre), distortion)
-        homography = fit_homography(table_xy, ideal)
-        rotation, translation = pose_from_homography(homography, _matrix(focal, centre))
-        # Seen from straight above, focal / height is what the picture fixes.
-        focal *= height_mm / abs(float((rotation.T @ translation)[2]))
-    return focal
-
-
 def _centred(
     observed: FloatArray,
     table_xy: FloatArray,
@@ -307,7 +222,7 @@ def _centred(
     table's corners at the (4, 2) `observed` pixels, its focal refined when `source` is
     "estimated", and its RMS corner error (px)."""
     focal, centre, distortion = lens
-    matrix = _matrix(focal, centre)
+    matrix = camera_matrix(focal, centre)
     camera = _camera_from_homography(observed, table_xy, matrix, distortion, image_size)
     camera = _refine(camera, observed, table_xy, estimate_focal=source == "estimated")
     residual = camera.project(table_xy) - observed
@@ -321,7 +236,7 @@ def _camera_from_homography(
     distortion: FloatArray,
     image_size: tuple[int, int],
 ) -> CameraModel:
-    ideal = _undistort(observed, matrix, distortion)
+    ideal = undistort(observed, matrix, distortion)
     rotation, translation = pose_from_homography(fit_homography(table_xy, ideal), matrix)
     camera = CameraModel(matrix, rotation, translation, image_size, distortion)
     if camera.centre_mm[2] <= 0:
