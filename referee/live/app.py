@@ -14,9 +14,9 @@ import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from importlib import resources
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Request, WebSocket
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Request, WebSocket
 from fastapi.responses import (
     FileResponse,
     JSONResponse,
@@ -93,9 +93,20 @@ def _refusal(error: RulesError) -> HTTPException:
     return HTTPException(status_code=409, detail=str(error))
 
 
-def _act(runtime: LiveRuntime, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+ForShot = Annotated[
+    Literal["this", "next"] | None,
+    Query(
+        description="while a shot still rolls: 'this' (the shot being played, entered late) "
+        "or 'next' (the default: the shot after it); at rest the next shot is the one to play"
+    ),
+]
+
+
+def _act(
+    runtime: LiveRuntime, kind: str, payload: dict[str, Any], for_shot: str | None = None
+) -> dict[str, Any]:
     try:
-        return runtime.referee.act(kind, payload)
+        return runtime.referee.act(kind, payload, for_shot)
     except RulesError as error:
         raise _refusal(error) from error
 
@@ -113,33 +124,37 @@ async def start_match(body: m.StartMatch, runtime: Runtime) -> dict[str, Any]:
 
 
 @operator.post("/declare/call")
-async def declare_call(body: m.DeclareCall, runtime: Runtime) -> dict[str, Any]:
+async def declare_call(
+    body: m.DeclareCall, runtime: Runtime, for_shot: ForShot = None
+) -> dict[str, Any]:
     """Declare the ball and pocket of the next shot (the last call before the stroke counts)."""
-    return _act(runtime, "call", body.model_dump(mode="json"))
+    return _act(runtime, "call", body.model_dump(mode="json"), for_shot)
 
 
 @operator.post("/declare/push-out")
-async def declare_push_out(runtime: Runtime) -> dict[str, Any]:
+async def declare_push_out(runtime: Runtime, for_shot: ForShot = None) -> dict[str, Any]:
     """Declare a push-out for the next shot (first shot after a legal break only)."""
-    return _act(runtime, "push_out", {})
+    return _act(runtime, "push_out", {}, for_shot)
 
 
 @operator.post("/declare/break-10")
-async def declare_break_ten(body: m.BreakAnnounce10, runtime: Runtime) -> dict[str, Any]:
+async def declare_break_ten(
+    body: m.BreakAnnounce10, runtime: Runtime, for_shot: ForShot = None
+) -> dict[str, Any]:
     """The breaker announces the 10 on the break (optionally in a pocket)."""
-    return _act(runtime, "break_announce_10", body.model_dump(mode="json"))
+    return _act(runtime, "break_announce_10", body.model_dump(mode="json"), for_shot)
 
 
 @operator.post("/declare/safety")
-async def declare_safety(runtime: Runtime) -> dict[str, Any]:
+async def declare_safety(runtime: Runtime, for_shot: ForShot = None) -> dict[str, Any]:
     """Note a safety (informative only: FFB has no safety call)."""
-    return _act(runtime, "safety", {})
+    return _act(runtime, "safety", {}, for_shot)
 
 
 @operator.post("/declare/clear")
-async def clear_declarations(runtime: Runtime) -> dict[str, Any]:
+async def clear_declarations(runtime: Runtime, for_shot: ForShot = None) -> dict[str, Any]:
     """Forget the declarations made for the next shot."""
-    return _act(runtime, "clear_declarations", {})
+    return _act(runtime, "clear_declarations", {}, for_shot)
 
 
 @operator.post("/foul")
@@ -198,6 +213,14 @@ async def enter_shot(body: m.ManualShot, runtime: Runtime) -> dict[str, Any]:
         raise _refusal(error) from error
 
 
+@operator.post("/alerts/{alert_id}/dismiss")
+async def dismiss_alert(alert_id: MatchId, runtime: Runtime) -> dict[str, Any]:
+    """The operator saw an alert (OK): it leaves every page and is not shown again."""
+    if not runtime.dismiss_alert(alert_id):
+        raise HTTPException(status_code=404, detail=f"no open alert {alert_id}")
+    return {"dismissed": alert_id, "alerts": runtime.store.open_alerts()}
+
+
 @viewer.get("/api/health")
 async def health(runtime: Runtime) -> dict[str, Any]:
     """Source state, dropped and skipped frames, viewers and latencies."""
@@ -243,6 +266,8 @@ async def websocket(websocket: WebSocket) -> None:
         "table": runtime.table})  # fmt: skip
     runtime.manager.broadcast({"type": "viewers", "count": runtime.manager.count})
     client.queue.put_nowait(json.dumps({"type": "source_status", **runtime.source_status()}))
+    for kept in runtime.store.open_alerts():  # oldest first: the page lists newest on top
+        client.queue.put_nowait(json.dumps({"type": "alert", **kept}))
     if (alert := runtime.referee.interrupted_alert()) is not None:
         client.queue.put_nowait(json.dumps(alert))
     try:

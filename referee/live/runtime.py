@@ -23,6 +23,7 @@ from referee.live.outage import OutageWatch
 from referee.live.service import LiveReferee
 from referee.live.session import RulesBackend
 from referee.live.settings import LiveSettings
+from referee.live.shadow import ShadowSync, ShadowSynced
 from referee.live.store import MatchStore
 from referee.live.worker import FrameOutput, FramePipeline, JpegBoard, PipelineWorker
 from vision.types import Frame
@@ -89,9 +90,28 @@ class LiveRuntime:
         self._announced_error = ""
         self.fit_watch: FitWatch | None = None
         self.outage = OutageWatch()
+        self.shadow = ShadowSync()
+        """The match as the pipeline's own call stage is to see it (see shadow.py)."""
+
+    def alert(self, message: str) -> None:
+        """Tell the operator something needs them: kept in the database until dismissed, so
+        a reloaded page or a restarted service shows the same alerts."""
+        alert_id = self.store.add_alert(self.referee.match_id, message)
+        self.manager.broadcast({"type": "alert", "id": alert_id, "message": message})
+
+    def dismiss_alert(self, alert_id: int) -> bool:
+        """The operator tapped an alert away: gone from every page; False if not open."""
+        if not self.store.dismiss_alert(alert_id):
+            return False
+        self.manager.broadcast({"type": "alert_dismissed", "id": alert_id})
+        return True
 
     def publish(self, message: dict[str, Any]) -> None:
+        if message.get("type") == "alert":
+            self.alert(str(message.get("message", "")))
+            return
         if message.get("type") == "state":
+            self.shadow.publish(self.referee.view)
             message = {**message, "table": self.table}
         elif message.get("type") == "call" and self._judging_captured_s is not None:
             message = {**message, "captured_s": self._judging_captured_s}
@@ -100,6 +120,7 @@ class LiveRuntime:
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
         self.referee.resume()
+        self.shadow.publish(self.referee.view)
         if self._open_source is None:
             return
         self.worker = PipelineWorker(
@@ -136,7 +157,7 @@ class LiveRuntime:
     def _build_pipeline(self, frame: Frame) -> FramePipeline:
         """Build the pipeline (worker thread) and learn the table size from its calibration;
         with a calibration, the picture is checked against it as the match goes on."""
-        pipeline = self._make_pipeline(frame)
+        pipeline = ShadowSynced(self._make_pipeline(frame), self.shadow)
         calibration = getattr(pipeline, "calibration", None)
         table = getattr(calibration, "table", None)
         if table is not None:
@@ -148,7 +169,7 @@ class LiveRuntime:
 
     def _fit_from_thread(self, message: str) -> None:
         text = message or "the calibration fits the camera again"
-        self._call_soon(self.manager.broadcast, {"type": "alert", "message": text})
+        self._call_soon(self.alert, text)
 
     def _call_soon(self, callback: Callable[..., None], *args: Any) -> None:
         loop = self.loop
@@ -190,9 +211,7 @@ class LiveRuntime:
         if problem != self._announced_error:
             self._announced_error = problem
             if problem:
-                self.manager.broadcast(
-                    {"type": "alert", "message": f"camera analysis failed: {problem}"}
-                )
+                self.alert(f"camera analysis failed: {problem}")
 
     def on_output(self, output: FrameOutput) -> None:
         """One frame's output, on the loop: events, balls, then shots (judged and called)."""
@@ -214,7 +233,7 @@ class LiveRuntime:
             self.balls = output.balls
             changed = self.outage.on_balls(output.balls, time.monotonic())
             if changed is not None:
-                self.manager.broadcast({"type": "alert", "message": changed})
+                self.alert(changed)
             self.manager.broadcast(
                 {
                     "type": "balls",
@@ -295,6 +314,7 @@ class LiveRuntime:
             "table": self.table,
             "balls": self.balls,
             "source": self.source_status(),
+            "alerts": self.store.open_alerts(),
         }
 
 

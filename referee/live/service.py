@@ -15,6 +15,7 @@ from typing import Any
 
 from referee.live import session
 from referee.live.session import Action, MatchView, RulesBackend, RulesError
+from referee.live.shadow import camera_facts
 from referee.live.store import ActionRow, MatchStore
 
 Publish = Callable[[dict[str, Any]], None]
@@ -45,6 +46,9 @@ class LiveReferee:
         self.interrupted: dict[str, Any] | None = None
         """The strike of a shot the service stopped during (its call was never made), found
         when resuming; cleared by the next judged shot."""
+        self.rolling: dict[str, Any] | None = None
+        """The camera's strike of the shot being played (from the strike to its shot's end):
+        a call or push-out tapped meanwhile is for the next shot, not for this one."""
 
     def resume(self) -> bool:
         """Load the match the service was refereeing before it stopped; False if none."""
@@ -82,10 +86,12 @@ class LiveReferee:
         )
 
     def state_message(self) -> dict[str, Any]:
-        """The `state` message: the whole match as viewers need it."""
+        """The `state` message: the whole match as viewers need it, and whether a shot
+        still rolls (declarations made now are for the next shot unless said otherwise)."""
         if self.view is None:
             return {"type": "state", "match_id": None, "match": None}
-        return {"type": "state", "match_id": self.match_id, "match": self.view.to_json()}
+        return {"type": "state", "match_id": self.match_id, "match": self.view.to_json(),
+                "shot_rolling": self.rolling is not None}  # fmt: skip
 
     def start_match(self, players: dict[str, str], breaker: str, source: str = "") -> int:
         session.start(players, breaker, self.rules)  # validates before anything is stored
@@ -99,15 +105,26 @@ class LiveReferee:
             raise NoMatchError("no match started: POST /api/match first")
         return self.match_id, self.view
 
-    def act(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """Apply an operator action (declaration, option choice, warning, new rack)."""
+    def act(
+        self, kind: str, payload: dict[str, Any], for_shot: str | None = None
+    ) -> dict[str, Any]:
+        """Apply an operator action (declaration, option choice, warning, new rack).
+
+        A declaration made while a shot still rolls is for the shot after it, unless
+        `for_shot` is "this" (the operator entered late what was said before the stroke).
+        """
         match_id, view = self._require_match()
+        rolling = self.rolling is not None and kind in session.NEXT_SHOT_KINDS
+        later = rolling and for_shot != "this"
+        if later:  # the balls still roll: the stroke this was said for has not come yet
+            payload = {**payload, "for_next_shot": True}
         session.apply(view, Action(0, kind, payload), self.rules)  # raises before storing
         row = self.store.add_action(match_id, kind, payload)
         self.view = session.apply(view, Action(row.id, kind, payload), self.rules)
         self.publish(self.state_message())
         result = self.view.last_result if kind in ("option_choice", "warning") else None
-        return {"action_id": row.id, "result": result, **self.state_message()}
+        return {"action_id": row.id, "result": result, "for_next_shot": later,
+                "while_rolling": rolling, **self.state_message()}  # fmt: skip
 
     def on_shot(self, shot: dict[str, Any]) -> dict[str, Any] | None:
         """Judge a finished shot from the camera; returns the call, or None if not judged.
@@ -116,9 +133,11 @@ class LiveReferee:
         the audit trail and announced as an alert, but not stored as an action: undoing or
         correcting later never brings it back.
         """
+        self.rolling = None
         if self.match_id is None or self.view is None:
             self.publish({"type": "alert", "message": "shot seen but no match started"})
             return None
+        shot = _on_table(shot, self.view)
         try:  # a shot the rules cannot take now (rack over, option pending) is not an action
             session.apply(self.view, Action(0, "shot", shot), self.rules)
         except RulesError as error:
@@ -150,10 +169,19 @@ class LiveReferee:
         self.store.add_call(self.match_id, row.id, call)
         self.publish({"type": "call", **call})
         self.publish(self.state_message())
+        carried = call.get("carried") or {}
+        if carried.get("refused"):
+            said = _said(carried["declarations"])
+            self.publish({"type": "alert", "message": f"{said}, tapped while the balls rolled, "
+                          f"was not kept for the next shot: {carried['refused']}"})  # fmt: skip
         return call
 
     def on_event(self, event: dict[str, Any]) -> None:
         """Store and publish a camera event (design.md §5 event object)."""
+        if event.get("kind") == "strike":
+            self.rolling = event
+        elif event.get("kind") == "shot_end":
+            self.rolling = None
         self.store.add_event(self.match_id, event)
         self.publish({"type": "event", **event})
 
@@ -225,6 +253,28 @@ class LiveReferee:
             "standing": view.to_json(),
             "calls": view.calls,
         }
+
+
+def _on_table(shot: dict[str, Any], view: MatchView) -> dict[str, Any]:
+    """A camera shot without the balls the match says are down, the change in its reasons."""
+    facts, notes = camera_facts(shot.get("facts") or {}, view.state.get("balls_on_table") or [])
+    reasons = list(shot.get("review_reasons") or [])
+    if not notes:
+        return shot
+    return {**shot, "facts": facts, "review_reasons": reasons + [n for n in notes
+                                                                  if n not in reasons]}  # fmt: skip
+
+
+def _said(declarations: dict[str, Any]) -> str:
+    """Declarations in words: "the call of the 3 in side_left", "a push-out"..."""
+    call = declarations.get("call")
+    if isinstance(call, dict):
+        return f"the call of the {call.get('ball')} in {call.get('pocket')}"
+    if declarations.get("push_out"):
+        return "the push-out"
+    if declarations.get("break_announce_10"):
+        return "the 10 announced on the break"
+    return "what was declared"
 
 
 def _counts(row: ActionRow) -> bool:

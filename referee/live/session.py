@@ -23,6 +23,10 @@ DECLARATION_KINDS = frozenset(
     {"call", "push_out", "break_announce_10", "safety", "referee_foul", "clear_declarations"}
 )
 ENGINE_KINDS = frozenset({"shot", "option_choice", "warning", "new_rack"})
+NEXT_SHOT_KINDS = DECLARATION_KINDS - {"referee_foul"}
+"""Declarations about a shot not yet struck: made while a shot still rolls (payload
+`for_next_shot`), they are kept for the shot after it. A referee foul is about the shot being
+played, rolling or not."""
 
 
 class RulesError(ValueError):
@@ -81,6 +85,9 @@ class MatchView:
         invalidated: actions skipped on the last replay, with the engine's reason.
         last_result: the engine's result of the latest step that was not a shot (an option
             choice or a warning), with its summary in words; None when there is none.
+        next_declarations: declarations tapped while the last shot still rolled, kept for the
+            shot after it (None: none); they become `declarations` once that shot is judged,
+            if the rules allow them then.
     """
 
     players: dict[str, str]
@@ -95,6 +102,7 @@ class MatchView:
     calls: list[dict[str, Any]] = field(default_factory=list)
     invalidated: list[dict[str, Any]] = field(default_factory=list)
     last_result: dict[str, Any] | None = None
+    next_declarations: dict[str, Any] | None = None
 
     def turn(self) -> str | None:
         """Who acts next: the holder of a pending option, else the shooter; None when over."""
@@ -117,6 +125,7 @@ class MatchView:
             "shots": self.shots,
             "rules_state": copy.deepcopy(self.state),
             "declarations": copy.deepcopy(self.declarations),
+            "next_declarations": copy.deepcopy(self.next_declarations),
             "last_call": copy.deepcopy(self.last_call),
             "invalidated": copy.deepcopy(self.invalidated),
         }
@@ -216,7 +225,9 @@ def _require_open_rack(view: MatchView) -> None:
 
 def _declare(view: MatchView, kind: str, payload: Mapping[str, Any], rules: RulesBackend) -> None:
     _require_open_rack(view)
-    declarations = copy.deepcopy(view.declarations)
+    later = bool(payload.get("for_next_shot")) and kind in NEXT_SHOT_KINDS
+    declarations = copy.deepcopy(view.next_declarations if later else view.declarations)
+    declarations = declarations or _empty_declarations()
     if kind == "call":
         source = str(payload.get("source", "announced"))
         ball, pocket = int(payload["ball"]), str(payload["pocket"])
@@ -233,6 +244,9 @@ def _declare(view: MatchView, kind: str, payload: Mapping[str, Any], rules: Rule
         declarations["referee_fouls"].append(str(payload["foul"]))
     else:  # clear_declarations
         declarations = _empty_declarations()
+    if later:  # judged against the state after the rolling shot, once it is known
+        view.next_declarations = declarations
+        return
     rules.validate(view.state, {k: v for k, v in declarations.items() if k != "referee_fouls"})
     view.declarations = declarations
 
@@ -275,7 +289,25 @@ def _judge_shot(view: MatchView, action: Action, rules: RulesBackend) -> None:
         "coverage": payload.get("coverage"),
     }
     view.calls.append(view.last_call)
+    view.last_call["carried"] = _carry_declarations(view, rules)
+
+
+def _carry_declarations(view: MatchView, rules: RulesBackend) -> dict[str, Any] | None:
+    """After a judged shot: the declarations tapped while it rolled become the next shot's,
+    when the rules allow them in the new state (the called ball may have dropped, the rack
+    may be over). Returns what was carried and, when refused, why; None when nothing was."""
+    carried, view.next_declarations = view.next_declarations, None
     view.declarations = _empty_declarations()
+    if carried is None:
+        return None
+    said = {k: v for k, v in carried.items() if k != "referee_fouls"}
+    try:
+        _require_open_rack(view)
+        rules.validate(view.state, said)
+    except RulesError as error:
+        return {"declarations": said, "refused": str(error)}
+    view.declarations = {**carried, "referee_fouls": []}
+    return {"declarations": said, "refused": None}
 
 
 def _option_holder(view: MatchView) -> str:
@@ -308,4 +340,5 @@ def _new_rack(view: MatchView, payload: Mapping[str, Any], rules: RulesBackend) 
     view.rack_breaker = str(breaker)
     view.state = rules.rack_state(str(breaker))
     view.declarations = _empty_declarations()
+    view.next_declarations = None
     view.rack_over = False

@@ -60,6 +60,13 @@ CREATE TABLE IF NOT EXISTS calls (
     superseded INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS calls_match ON calls(match_id, id);
+CREATE TABLE IF NOT EXISTS alerts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    match_id INTEGER,
+    message TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    dismissed_at TEXT
+);
 CREATE TABLE IF NOT EXISTS audit (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     match_id INTEGER NOT NULL REFERENCES matches(id),
@@ -293,6 +300,40 @@ class MatchStore:
             "VALUES (?, ?, ?, ?, ?)",
             (match_id, action_id, kind, json.dumps(payload), _now()),
         )
+
+    def add_alert(self, match_id: int | None, message: str) -> int:
+        """Keep an alert for the operator until dismissed; the same message still open is
+        kept once (its id is returned)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id FROM alerts WHERE message=? AND dismissed_at IS NULL", (message,)
+            ).fetchone()
+            if row is not None:
+                return int(row[0])
+            cursor = self._db.execute(
+                "INSERT INTO alerts(match_id, message, created_at) VALUES (?, ?, ?)",
+                (match_id, message, _now()),
+            )
+            return int(cursor.lastrowid or 0)
+
+    def open_alerts(self, limit: int = 5) -> list[dict[str, Any]]:
+        """The newest alerts not yet dismissed, oldest first: [{"id", "message", "stored_at"}]."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, message, created_at FROM alerts WHERE dismissed_at IS NULL "
+                "ORDER BY id DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [{"id": r[0], "message": r[1], "stored_at": r[2]} for r in reversed(rows)]
+
+    def dismiss_alert(self, alert_id: int) -> bool:
+        """Mark an alert seen (the operator tapped OK); False if no such open alert."""
+        with self._lock:
+            cursor = self._db.execute(
+                "UPDATE alerts SET dismissed_at=? WHERE id=? AND dismissed_at IS NULL",
+                (_now(), alert_id),
+            )
+        return cursor.rowcount > 0
 
     def _json_rows(self, sql: str, match_id: int) -> list[dict[str, Any]]:
         """Rows of (id, payload, created_at, *extra) as payload objects with their columns."""

@@ -12,6 +12,7 @@
   let match = null;
   let selectedBall = null;
   let announce10 = false;
+  let rolling = false;  // a shot is being played: from the camera's strike to its end
 
   // ?token=... in the address is saved, then removed from it.
   const params = new URLSearchParams(location.search);
@@ -40,17 +41,23 @@
 
   // Alerts stay on the page until the operator taps them away (a toast is gone in seconds,
   // and the phone may be in a pocket when a camera drops or a shot goes uncalled).
-  function addAlert(text) {
+  // The service keeps them too (with an id): OK dismisses one on every page, and a reloaded
+  // page or a restarted service shows the ones not yet seen.
+  function addAlert(text, id) {
     const list = $("alerts");
     for (const row of list.children) if (row.dataset.text === text) row.remove();
     const row = document.createElement("div");
     row.className = "alert";
     row.dataset.text = text;
+    if (id !== undefined) row.dataset.id = id;
     const words = document.createElement("span");
     words.textContent = text;
     const ok = document.createElement("button");
     ok.textContent = "OK";
-    ok.onclick = () => row.remove();
+    ok.onclick = () => {
+      row.remove();
+      if (id !== undefined) post(`/api/alerts/${id}/dismiss`, {}, "alert dismissed");
+    };
     row.append(words, ok);
     list.prepend(row);
     while (list.children.length > 5) list.lastChild.remove();
@@ -72,12 +79,30 @@
       });
       const data = await response.json().catch(() => ({}));
       if (!response.ok) { toast(errorText(response.status, data), true); return null; }
-      toast(done || "done");
+      // tapped while the balls still roll: kept for the shot after the one being played
+      toast(data.for_next_shot ? `${done || "done"} (for the next shot)` : done || "done");
       return data;
     } catch (err) {
       toast(`service unreachable: ${err}`, true);
       return null;
     }
+  }
+
+  // A declaration tapped while the balls still roll: ask which shot it is for (the one
+  // rolling, entered late, or the next one) instead of guessing.
+  function declare(path, body, done) {
+    if (!rolling) return post(path, body, done);
+    const box = $("ask");
+    box.querySelector("span").textContent = `Balls still rolling. ${done}: for which shot?`;
+    box.classList.remove("hidden");
+    return new Promise((resolve) => {
+      const answer = (which) => async () => {
+        box.classList.add("hidden");
+        resolve(await post(`${path}?for_shot=${which}`, body, done));
+      };
+      $("ask-this").onclick = answer("this");
+      $("ask-next").onclick = answer("next");
+    });
   }
 
   const table = Tenball.createTable($("table-wrap"), {
@@ -98,12 +123,12 @@
       announce10 = false;
       $("break10").classList.remove("on");
       table.armPockets(false);
-      await post("/api/declare/break-10", { pocket }, `10 announced in ${Tenball.POCKET_LABEL[pocket]}`);
+      await declare("/api/declare/break-10", { pocket }, `10 announced in ${Tenball.POCKET_LABEL[pocket]}`);
       return;
     }
     if (selectedBall === null) { toast("tap a ball first", true); return; }
     const ball = selectedBall;
-    await post("/api/declare/call", { ball, pocket }, `called: ${ball} in ${Tenball.POCKET_LABEL[pocket]}`);
+    await declare("/api/declare/call", { ball, pocket }, `called: ${ball} in ${Tenball.POCKET_LABEL[pocket]}`);
     pickBall(selectedBall);
   }
 
@@ -112,7 +137,7 @@
       announce10 = false;
       $("break10").classList.remove("on");
       table.armPockets(false);
-      await post("/api/declare/break-10", {}, "10 announced");
+      await declare("/api/declare/break-10", {}, "10 announced");
       return;
     }
     announce10 = true;
@@ -146,7 +171,8 @@
     $("fouls").appendChild(b);
   }
   for (const b of document.querySelectorAll("[data-post]")) {
-    b.onclick = () => post(b.dataset.post, b.dataset.body ? JSON.parse(b.dataset.body) : {}, b.textContent);
+    const send = b.dataset.post.startsWith("/api/declare/") ? declare : post;
+    b.onclick = () => send(b.dataset.post, b.dataset.body ? JSON.parse(b.dataset.body) : {}, b.textContent);
   }
   for (const p of ["A", "B"]) $(`warn-${p}`).onclick = () => post("/api/warning", { player: p }, `${p} warned`);
   for (const b of document.querySelectorAll("[data-start]")) {
@@ -218,15 +244,22 @@
     const onTable = new Set(rules.balls_on_table || []);
     for (const b of $("balls").children) b.disabled = !onTable.has(Number(b.dataset.ball));
     const d = match.declarations || {};
+    const said = declaredWords(d);
+    const next = declaredWords(match.next_declarations || {});
+    if (next.length) said.push(`next shot: ${next.join(", ")}`);
+    $("declared").textContent = said.join(" · ");
+    table.showCall(d.call);
+    if (match.last_call) renderCall(match.last_call);
+  }
+
+  function declaredWords(d) {
     const said = [];
     if (d.call) said.push(`call: ${d.call.ball} in ${Tenball.POCKET_LABEL[d.call.pocket]}`);
     if (d.push_out) said.push("push-out");
     if (d.break_announce_10) said.push(`10 on the break${d.break_announce_10_pocket ? " in " + Tenball.POCKET_LABEL[d.break_announce_10_pocket] : ""}`);
     if (d.safety_intended) said.push("safety");
     if ((d.referee_fouls || []).length) said.push(`fouls: ${d.referee_fouls.map((f) => FOULS[f] || f).join(", ")}`);
-    $("declared").textContent = said.join(" · ");
-    table.showCall(d.call);
-    if (match.last_call) renderCall(match.last_call);
+    return said;
   }
 
   function renderCall(call) {
@@ -249,11 +282,13 @@
   }
 
   Tenball.connect((msg) => {
-    if (msg.type === "state") render(msg);
+    if (msg.type === "state") { if ("shot_rolling" in msg) rolling = msg.shot_rolling; render(msg); }
+    else if (msg.type === "event" && (msg.kind === "strike" || msg.kind === "shot_end")) rolling = msg.kind === "strike";
     else if (msg.type === "call") { renderCall(msg); toast(Tenball.callHeadline(msg, match), !!(msg.result || {}).foul); }
     else if (msg.type === "balls") table.setBalls(msg.balls);
     else if (msg.type === "source_status") renderSource(msg);
-    else if (msg.type === "alert") { toast(msg.message, true); addAlert(msg.message); }
+    else if (msg.type === "alert") { toast(msg.message, true); addAlert(msg.message, msg.id); }
+    else if (msg.type === "alert_dismissed") { for (const row of $("alerts").querySelectorAll(`[data-id="${msg.id}"]`)) row.remove(); }
   }, (up) => {
     $("conn").textContent = up ? "connected" : "reconnecting…";
     $("conn").className = `pill ${up ? "ok" : "bad"}`;

@@ -242,3 +242,38 @@ def test_operator_keeps_an_alert_until_it_is_tapped_away(tmp_path: Path, browser
         left = browser.evaluate(alerts)
     assert len(kept) == 1 and "stopped during a shot" in kept[0]
     assert left == []
+
+
+def test_operator_is_asked_which_shot_a_call_tapped_while_rolling_is_for(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """The camera saw a stroke and the balls still roll: a call tapped now may be the rolling
+    shot's, entered late, or the next shot's. The page asks, and the answer decides."""
+    video = write_video(tmp_path / "clip.avi", frames=60, fps=10.0)
+    struck = ScriptedPipeline({2: [Event(2, 0.2, EventKind.STRIKE, (0,))]})  # never ends
+    settings = LiveSettings(source=str(video), db=tmp_path / "live.sqlite3", realtime=True)
+    with serve(settings, struck) as server:
+        body = {"players": {"A": "Alice", "B": "Bob"}, "breaker": "A"}
+        httpx.post(f"{server.url}/api/match", json=body, headers=server.auth()).raise_for_status()
+        wait_for(lambda: httpx.get(f"{server.url}/api/state").json().get("shot_rolling"),
+                 what="the strike")  # fmt: skip
+        browser.emulate_phone()
+        browser.navigate(f"{server.url}/operator?token={server.token}")
+        browser.wait_for("document.querySelector('#p-A .name').textContent === 'Alice'")
+        declared = "document.getElementById('declared').textContent"
+        for ball, pocket, answer in ((1, "foot_right", "ask-this"), (2, "side_left", "ask-next")):
+            browser.evaluate(f"document.querySelector('#balls button[data-ball=\"{ball}\"]')"
+                             ".click()")  # fmt: skip
+            browser.evaluate(
+                f"document.querySelector('.pocket[data-pocket=\"{pocket}\"]')"
+                ".dispatchEvent(new MouseEvent('click', {bubbles: true}))"
+            )
+            browser.wait_for("!document.getElementById('ask').classList.contains('hidden')",
+                             what="the question")  # fmt: skip
+            browser.evaluate(f"document.getElementById('{answer}').click()")
+            browser.wait_for(f"{declared}.includes('{ball} in ')", what=f"the call of the {ball}")
+        shown = browser.evaluate(declared)
+        state = httpx.get(f"{server.url}/api/state").json()["match"]
+    assert state["declarations"]["call"]["ball"] == 1
+    assert state["next_declarations"]["call"]["ball"] == 2
+    assert shown == "call: 1 in foot right · next shot: call: 2 in side left"

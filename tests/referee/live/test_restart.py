@@ -17,8 +17,10 @@ from websockets.sync.client import connect
 
 from referee.live.settings import LiveSettings
 from tests.referee.live.helpers import (
+    BREAK_FACTS,
     RunningServer,
     ScriptedPipeline,
+    ScriptedShot,
     receive_until,
     serve,
     wait_for,
@@ -139,3 +141,32 @@ def _post_to(server: RunningServer, path: str, body: dict[str, Any]) -> httpx.Re
     response = httpx.post(f"{server.url}{path}", json=body, headers=server.auth(), timeout=5)
     assert response.is_success, response.text
     return response
+
+
+def test_alerts_stay_until_dismissed_across_restarts_and_pages(tmp_path: Path) -> None:
+    """An alert (here a camera shot seen before any match) is kept by the service: a page
+    opened later, or after a restart, still shows it; OK on one page removes it from every
+    page and for good."""
+    settings = LiveSettings(source="none", db=tmp_path / "match.sqlite3", realtime=True)
+    video = write_video(tmp_path / "clip.avi", frames=20, fps=20.0)
+    no_match = ScriptedPipeline(shots={3: ScriptedShot(dict(BREAK_FACTS), 1, 3)})
+    no_match.gate.set()
+    camera = settings.model_copy(update={"source": str(video)})
+    with serve(camera, no_match) as server, connect(server.ws_url) as ws:
+        first, _ = receive_until(ws, "alert")
+    with serve(settings) as server:
+        state = httpx.get(f"{server.url}/api/state").json()
+        with connect(server.ws_url) as page, connect(server.ws_url) as other:
+            again, _ = receive_until(page, "alert")
+            receive_until(other, "alert")
+            _post_to(server, f"/api/alerts/{again['id']}/dismiss", {})
+            gone, _ = receive_until(other, "alert_dismissed")
+        refused = httpx.post(f"{server.url}/api/alerts/{again['id']}/dismiss",
+                             headers=server.auth())  # fmt: skip
+    with serve(settings) as server:
+        after = httpx.get(f"{server.url}/api/state").json()
+    assert first["message"] == "shot seen but no match started"
+    assert [a["message"] for a in state["alerts"]] == [first["message"]]
+    assert again["id"] == first["id"] == gone["id"]
+    assert refused.status_code == 404
+    assert after["alerts"] == []

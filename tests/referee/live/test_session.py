@@ -187,3 +187,47 @@ def test_a_shot_after_the_rack_is_won_is_audited_not_stored(tmp_path: Path) -> N
     assert [a["kind"] for a in export["audit"]] == ["unjudged_shot"]
     referee.undo()  # the winning shot: the practice shot does not come back
     assert referee.view is not None and referee.view.shots == 0
+
+
+STRIKE = {"frame": 10, "time_s": 0.33, "kind": "strike", "balls": ["cue"]}
+SHOT_END = {"frame": 40, "time_s": 1.33, "kind": "shot_end", "balls": []}
+
+
+def test_a_call_tapped_while_the_balls_roll_is_for_the_next_shot(tmp_path: Path) -> None:
+    """The operator calls the 1 while the break still rolls: the break is judged without it,
+    the next shot with it, and a restart finds it where it was."""
+    referee, _ = _referee(tmp_path)
+    referee.on_event(STRIKE)
+    tapped = referee.act("call", {"ball": 1, "pocket": "side_left"})
+    referee.act("referee_foul", {"foul": "ball_touched"})  # a foul is about the rolling shot
+    assert tapped["for_next_shot"] is True
+    assert tapped["match"]["declarations"]["call"] is None
+    assert tapped["match"]["next_declarations"]["call"]["ball"] == 1
+    referee.on_event(SHOT_END)
+    call = referee.on_shot({"facts": BREAK_FACTS})
+    assert call is not None and call["declarations"]["call"] is None
+    assert call["referee_fouls"] == ["ball_touched"] and call["result"]["foul"] is True
+    assert referee.view is not None and referee.view.declarations["call"]["ball"] == 1
+    assert referee.view.next_declarations is None
+    assert referee.act("call", {"ball": 1, "pocket": "foot_left"})["for_next_shot"] is False
+    before = referee.state_message()
+    referee.store.close()
+    again = LiveReferee(MatchStore(tmp_path / "m.sqlite3"), RULES, lambda m: None)
+    assert again.resume() and again.state_message() == before
+
+
+def test_a_call_the_rolling_shot_made_impossible_is_dropped_and_said(tmp_path: Path) -> None:
+    """Called the 3 while the break rolled, and the break pocketed the 3: the call is not
+    kept, the operator is told why, and the next shot has no call."""
+    referee, published = _referee(tmp_path)
+    referee.on_event(STRIKE)
+    referee.act("call", {"ball": 3, "pocket": "foot_left"})
+    referee.on_event(SHOT_END)
+    call = referee.on_shot({"facts": BREAK_FACTS})  # the 3 drops on the break
+    assert call is not None and call["carried"]["refused"]
+    alert = [m for m in published if m["type"] == "alert"][-1]
+    assert "the call of the 3 in foot_left, tapped while the balls rolled" in alert["message"]
+    assert referee.view is not None and referee.view.declarations["call"] is None
+    referee.undo()  # the break: the call waits again for the shot after it
+    assert referee.view.next_declarations is not None
+    assert referee.view.next_declarations["call"]["ball"] == 3
