@@ -18,14 +18,13 @@ search's result (vision.memory): a still table costs one comparison per ball.
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import CameraModel
 from calibration.io import Calibration
 from vision.candidates import SearchRegion, map_at, outline_peaks
-from vision.cloth import ClothModel, TableView, distance_and_shade, with_static_edges
+from vision.cloth import ClothModel, TableView, with_static_edges
 from vision.detector_config import DetectorConfig as DetectorConfig
 from vision.duplicates import dedupe_on_table, duplicate_pairs
 from vision.find import find_balls, find_seeded
@@ -44,11 +43,10 @@ from vision.memory import (
     window_boxes,
 )
 from vision.mosaic import Box, Mosaic, merge_boxes, pack
-from vision.shading import channel_edge_skip, with_channel_edges
+from vision.region import RegionMaps
 from vision.types import NUM_CLASSES, Detections, Frame
 from vision.windows import (
     Found,
-    MedianRadii,
     check_size,
     cleared,
     hint_boxes,
@@ -88,11 +86,7 @@ class BallDetector:
 
     def _setup(self, view: TableView) -> None:
         self.view = view
-        self._ones = np.ones(view.valid.shape, np.uint8)
-        # The per-pixel masks every search gathers, stacked so one pass gathers them all.
-        self._masks = np.stack([view.valid, view.edge_band, self._ones, view.centre_valid])
-        self._maps: tuple[ClothModel, NDArray[np.float32]] | None = None
-        self._medians = MedianRadii()
+        self._regions = RegionMaps(view, self.config)
         self._bounds = view.bounds()
         self.identifier = Identifier(self.config.identifier)
         self.cloth: ClothModel | None = None
@@ -333,60 +327,10 @@ class BallDetector:
     def _half_window(self, xy: NDArray[np.float64]) -> NDArray[np.float64]:
         return window_half(self._radius_at(xy), self.config.hint_window_radii)
 
-    def _cloth_maps(self) -> NDArray[np.float32]:
-        """(3, H, W) float32 the cloth's brightness, the view's separation and its ball
-        radius, stacked (rebuilt when the cloth model changes)."""
-        assert self.cloth is not None
-        if self._maps is None or self._maps[0] is not self.cloth:
-            maps = [self.cloth.norm, self.view.separation, self.view.radius_px]
-            self._maps = (self.cloth, np.stack(maps).astype(np.float32, copy=False))
-        return self._maps[1]
-
     def _search_region(self, image: NDArray[np.uint8], mosaic: Mosaic) -> SearchRegion:
+        """The per-pixel maps of the ``mosaic``'s boxes (`vision.region.RegionMaps`)."""
         assert self.cloth is not None
-        crop = mosaic.gather(image)
-        unit = mosaic.gather(self.cloth.unit)
-        norm, separation, radius = mosaic.gather_planes(self._cloth_maps())
-        valid, band, ones, centre_valid = mosaic.gather_planes(self._masks)
-        distance, shade, hued = distance_and_shade(
-            crop, unit, norm, self.config.dark_ratio, self.config.shade_ratio
-        )
-        distance *= valid
-        shade *= valid
-        foreground = (distance > self.threshold).astype(np.uint8)
-        grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-        lightness = grey.astype(np.float32) * np.float32(100.0 / 255.0)
-        gradient = np.dstack(
-            [
-                cv2.Sobel(lightness, cv2.CV_32F, 1, 0, ksize=3, scale=0.125),
-                cv2.Sobel(lightness, cv2.CV_32F, 0, 1, ksize=3, scale=0.125),
-            ]
-        ).astype(np.float32, copy=False)
-        if self.config.channel_edges:
-            skip = channel_edge_skip(band, separation, self.view.camera is not None)
-            edges = self.config.edge_gradient
-            gradient = with_channel_edges(gradient, crop, self.cloth.channel, skip, edges)
-        # Tile borders are not edges: the picture just stops there.
-        inside = cv2.erode(ones, np.ones((3, 3), np.uint8))
-        gradient *= inside[..., None]
-        return SearchRegion(
-            crop,
-            distance,
-            foreground,
-            radius,
-            gradient,
-            centre_valid,
-            self.threshold,
-            separation,
-            # A window's side cuts through the picture: only the table's outline is a border.
-            # An uncalibrated region's outline is not (it takes in cushion tops and faces of
-            # the cloth's colour): there, letting blobs at it be split kept real overhead
-            # test-split precision at 0.976 instead of 0.865.
-            np.maximum(valid, 1 - ones) if self.view.camera is not None else None,
-            (radius, self._medians.of(mosaic, radius)),
-            shade,
-            hued,
-        )
+        return self._regions.region(image, mosaic, self.cloth, self.threshold)
 
     def _assemble(self, balls: Remembered) -> Detections:
         if len(balls) == 0:
