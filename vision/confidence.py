@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from vision import kernels
+from vision import confidence_kernels, kernels
 from vision.candidates import DIRECTIONS, PixelIndex, SearchRegion, sample, touching_gap
 
 
@@ -70,7 +70,7 @@ def confidence(
     possible = apart >= 0.9 * touching_gap(region, xy)[:, None]
     possible &= pinched(region, xy, radius, apart)
     if kernels.compiled():
-        parts = kernels.confidence_parts(
+        parts = confidence_kernels.confidence_parts(
             region,
             (xy, radius, possible),
             (_ALL_RADII, DIRECTIONS),
@@ -112,8 +112,8 @@ def _sampled(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """`confidence`'s sampled parts, (K,) each: disc coverage, rim share (`_rim_share`),
     outline share and the share of the ring that is free (not clearly foreground, or
-    explained by a `possible` (K, K) neighbour). `vision.kernels.confidence_parts` is the
-    same, compiled."""
+    explained by a `possible` (K, K) neighbour). `vision.confidence_kernels.confidence_parts`
+    is the same, compiled."""
     # The disc's circles, the outline's and the ring's, their pixels found once for all.
     circles = _inner_circles(xy, radius, _ALL_RADII)
     pixels = PixelIndex.of(region.foreground.shape, circles[..., 0], circles[..., 1])
