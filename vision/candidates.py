@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision import kernels, peak_kernels
+from vision import kernels, peak_kernels, point_kernels
 
 RING_SAMPLES = 32
 _ANGLES = np.linspace(0.0, 2.0 * np.pi, RING_SAMPLES, endpoint=False)
@@ -365,6 +365,8 @@ def map_at(
 ) -> NDArray[np.float64]:
     """Values of a (H, W) map at (K, 2) points, nearest pixel, clamped to the map: (K,), or
     (K, C) for an (H, W, C) map."""
+    if kernels.compiled() and point_kernels.reads(image):
+        return point_kernels.map_at(image, xy)
     height, width = image.shape[:2]
     # One rounding and one clamp for both columns: this runs many times a frame on few points.
     uv = np.rint(xy).astype(np.int64)

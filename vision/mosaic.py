@@ -15,6 +15,8 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from vision import kernels, point_kernels
+
 ScalarT = TypeVar("ScalarT", bound=np.generic)
 
 Box = tuple[int, int, int, int]
@@ -78,6 +80,8 @@ class Mosaic:
 
     def tile_of(self, xy: NDArray[np.float64]) -> NDArray[np.int64]:
         """(K,) tile index of (K, 2) mosaic points (-1 in a gap)."""
+        if kernels.compiled():
+            return point_kernels.tile_of(xy, self.frame_boxes, self.origins)
         sizes = self.frame_boxes[:, 2:] - self.frame_boxes[:, :2]
         low = self.origins[None, :, :]
         inside = np.all(
