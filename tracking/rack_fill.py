@@ -32,6 +32,7 @@ from scipy.optimize import linear_sum_assignment
 from calibration.camera import BALL_CENTRE_HEIGHT_MM
 from calibration.table import TableSpec
 from tracking.rack import RackArea, RackConfig, match_places, place_priors, rack_places
+from tracking.rack_watch import PlaceWatch
 from vision.assignment import exclusive_probabilities
 from vision.cloth import cloth_distance
 from vision.types import CUE, NUM_CLASSES, Detections, Frame
@@ -72,6 +73,12 @@ class RackFillConfig:
             within this many diameters of a place (the break).
         rearm_s: how long the rack area must stand nearly empty before a new rack is
             filled.
+        changed_fraction: the rack is broken when this share of any place's disc has
+            changed since the rack was located (`tracking.rack_watch.PlaceWatch`): a struck
+            rack changes its places' pixels on the frame its balls start to move, before the
+            detections on places move off them, and filled balls held on emptied places
+            would keep the tracks of balls scattered by the break. Raising it waits for
+            larger changes; 1 or more: never.
         rack_weight: share of a filled ball's class probabilities given to the name the
             rack's law gives its place (`rack_names` over the whole rack: ten balls, 1 to
             10, once each, the 1 on the apex and the 10 in the middle); the rest is its own
@@ -107,6 +114,7 @@ class RackFillConfig:
     moved_diameters: float = 0.5
     arrive_diameters: float = 1.5
     rearm_s: float = 2.0
+    changed_fraction: float = 0.3
     rack_weight: float = 0.0
     snap: bool = True
     fill_all: bool = True
@@ -134,6 +142,7 @@ class RackFiller:
         self._area = RackArea(self.places, self.diameter_mm, self.config.rearm_s, -np.inf)
         self._stood = np.full((10, 2), np.nan)
         self._shift: NDArray[np.float64] | None = None
+        self._watch = PlaceWatch(self.diameter_mm, self.config.changed_fraction)
         self._priors = place_priors(RackConfig())
         self._broken = False
         self.filled_frames = 0
@@ -164,6 +173,7 @@ class RackFiller:
         xy = detections.xy_mm.astype(np.float64)
         if self._area.follow(xy, frame.time_s):  # a new rack
             self._broken, self._stood[:], self._shift = False, np.nan, None
+            self._watch.reset()
         if self._broken or len(xy) == 0:
             return detections
         place = match_places(xy, self.places, self.diameter_mm, self._rack)
@@ -173,7 +183,10 @@ class RackFiller:
         if self._shift is None:  # located once per rack: filled balls must not jitter
             self._shift = np.median(xy[on_place] - self.places[place[on_place]], axis=0)
         centres = self.places + self._shift
-        if self._broke(detections, place, centres):
+        threshold = (float(self.inner.threshold), float(self.inner.config.dark_ratio))
+        if self._broke(detections, place, centres) or self._watch.changed(
+            frame.image, camera, centres, threshold
+        ):
             self._broken = True
             return detections
         missing = np.setdiff1d(np.arange(10), place[on_place])

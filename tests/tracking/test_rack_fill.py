@@ -113,6 +113,39 @@ def test_a_cue_ball_beside_the_apex_breaks_the_rack(
     assert breaking.filled_frames == 0
 
 
+def _frame_at(clip: Path, index: int) -> Frame:
+    source = open_source(str(clip / "video.mp4"))
+    try:
+        frame = source.read()
+        while frame is not None and frame.index < index:
+            frame = source.read()
+    finally:
+        source.close()
+    assert frame is not None
+    return frame
+
+
+@pytest.mark.parametrize(
+    ("changed_fraction", "fills"), [(0.3, False), (1.1, True)], ids=["default", "never"]
+)
+def test_a_struck_rack_is_no_longer_filled_though_its_detections_stay(
+    corner: tuple[BallDetector, Frame, np.ndarray, Detections],
+    changed_fraction: float,
+    fills: bool,
+) -> None:
+    # On the frame the cue ball reaches the apex the racked balls start to move, while the
+    # detections (from windows still hinted at the rack) stand on their places and no ball
+    # named the cue ball is beside it: the places' pixels tell that the rack was struck.
+    detector, frame, _, seen = corner
+    filler = RackFiller(detector, CORNER_TABLE, RackFillConfig(changed_fraction=changed_fraction))
+    assert filler.filled_frames == 0
+    filler.fill(frame, seen)
+    assert filler.filled_frames == 1
+    struck = _frame_at(CORNER, 33)
+    assert (len(filler.fill(struck, seen)) > len(seen)) is fills
+    assert filler.filled_frames == 1 + fills
+
+
 def test_the_pipeline_wraps_the_detector_only_when_asked() -> None:
     from referee.pipeline import Pipeline, PipelineConfig
 
