@@ -113,10 +113,10 @@ def _act(
 
 @operator.post("/match", status_code=201)
 async def start_match(body: m.StartMatch, runtime: Runtime) -> dict[str, Any]:
-    """Start a match (player names, who breaks); it becomes the current match."""
+    """Start a match (player names, who breaks, racks to win); it becomes the current match."""
     try:
         match_id = runtime.referee.start_match(
-            body.players.model_dump(), body.breaker, runtime.settings.source
+            body.players.model_dump(), body.breaker, runtime.settings.source, body.race_to
         )
     except RulesError as error:
         raise _refusal(error) from error

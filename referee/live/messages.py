@@ -41,6 +41,9 @@ class StartMatch(_Body):
 
     players: Players
     breaker: Player
+    race_to: int | None = Field(
+        default=None, ge=1, le=99, description="racks to win the match (none: no limit)"
+    )
 
 
 class DeclareCall(_Body):

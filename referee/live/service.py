@@ -81,8 +81,9 @@ class LiveReferee:
         return [Action(r.id, r.kind, r.payload) for r in rows if _counts(r)]
 
     def _replay(self) -> MatchView:
+        match = self._match
         return session.replay(
-            self._match["players"], self._match["breaker"], self._live_actions(), self.rules
+            match["players"], match["breaker"], self._live_actions(), self.rules, match["race_to"]
         )
 
     def state_message(self) -> dict[str, Any]:
@@ -93,9 +94,11 @@ class LiveReferee:
         return {"type": "state", "match_id": self.match_id, "match": self.view.to_json(),
                 "shot_rolling": self.rolling is not None}  # fmt: skip
 
-    def start_match(self, players: dict[str, str], breaker: str, source: str = "") -> int:
-        session.start(players, breaker, self.rules)  # validates before anything is stored
-        match_id = self.store.create_match(players, breaker, source)
+    def start_match(
+        self, players: dict[str, str], breaker: str, source: str = "", race_to: int | None = None
+    ) -> int:
+        session.start(players, breaker, self.rules, race_to)  # validates before storing
+        match_id = self.store.create_match(players, breaker, source, race_to)
         self._load(match_id)
         self.publish(self.state_message())
         return match_id
@@ -214,7 +217,10 @@ class LiveReferee:
             raise RulesError(f"action {target} is not a judged shot of this match")
         payload = {**correction, "target": int(target)}
         trial = [*self._live_actions(), Action(-1, "correct", payload)]
-        view = session.replay(self._match["players"], self._match["breaker"], trial, self.rules)
+        match = self._match
+        view = session.replay(
+            match["players"], match["breaker"], trial, self.rules, match["race_to"]
+        )
         for skipped in view.invalidated:
             if skipped["action_id"] == target:
                 raise RulesError(f"the corrected shot cannot be judged: {skipped['reason']}")
@@ -246,7 +252,9 @@ class LiveReferee:
         """A stored match with its current standing (GET /api/matches/{id})."""
         match = self.store.match(match_id)
         rows = [Action(r.id, r.kind, r.payload) for r in self.store.actions(match_id) if _counts(r)]
-        view = session.replay(match["players"], match["breaker"], rows, self.rules)
+        view = session.replay(
+            match["players"], match["breaker"], rows, self.rules, match["race_to"]
+        )
         return {
             **match,
             "current": match_id == self.match_id,

@@ -88,6 +88,8 @@ class MatchView:
         next_declarations: declarations tapped while the last shot still rolled, kept for the
             shot after it (None: none); they become `declarations` once that shot is judged,
             if the rules allow them then.
+        race_to: racks a player needs to win the match (None: no limit, racks go on).
+        match_winner: who reached `race_to` first; None while the match goes on.
     """
 
     players: dict[str, str]
@@ -103,6 +105,8 @@ class MatchView:
     invalidated: list[dict[str, Any]] = field(default_factory=list)
     last_result: dict[str, Any] | None = None
     next_declarations: dict[str, Any] | None = None
+    race_to: int | None = None
+    match_winner: str | None = None
 
     def turn(self) -> str | None:
         """Who acts next: the holder of a pending option, else the shooter; None when over."""
@@ -121,6 +125,8 @@ class MatchView:
             "rack_breaker": self.rack_breaker,
             "rack_wins": dict(self.rack_wins),
             "rack_over": self.rack_over,
+            "race_to": self.race_to,
+            "match_winner": self.match_winner,
             "turn": self.turn(),
             "shots": self.shots,
             "rules_state": copy.deepcopy(self.state),
@@ -140,16 +146,21 @@ class Action:
     payload: Mapping[str, Any]
 
 
-def start(players: Mapping[str, str], breaker: str, rules: RulesBackend) -> MatchView:
-    """The match before its first break."""
+def start(
+    players: Mapping[str, str], breaker: str, rules: RulesBackend, race_to: int | None = None
+) -> MatchView:
+    """The match before its first break (won by the first to win `race_to` racks, if given)."""
     if breaker not in PLAYERS:
         raise RulesError(f"breaker must be 'A' or 'B', got {breaker!r}")
+    if race_to is not None and race_to < 1:
+        raise RulesError(f"race_to must be at least 1, got {race_to}")
     return MatchView(
         players={p: str(players.get(p, p)) for p in PLAYERS},
         rack=1,
         rack_breaker=breaker,
         rack_wins=dict.fromkeys(PLAYERS, 0),
         state=rules.rack_state(breaker),
+        race_to=race_to,
     )
 
 
@@ -176,7 +187,11 @@ def apply(view: MatchView, action: Action, rules: RulesBackend) -> MatchView:
 
 
 def replay(
-    players: Mapping[str, str], breaker: str, actions: Iterable[Action], rules: RulesBackend
+    players: Mapping[str, str],
+    breaker: str,
+    actions: Iterable[Action],
+    rules: RulesBackend,
+    race_to: int | None = None,
 ) -> MatchView:
     """Fold stored actions into a match; `undo` rows must already have been dropped.
 
@@ -189,7 +204,7 @@ def replay(
     for action in actions:
         if action.kind == "correct":
             corrections.setdefault(int(action.payload["target"]), []).append(action.payload)
-    view = start(players, breaker, rules)
+    view = start(players, breaker, rules, race_to)
     invalidated: list[dict[str, Any]] = []
     for action in actions:
         if action.kind == "correct":
@@ -273,6 +288,8 @@ def _judge_shot(view: MatchView, action: Action, rules: RulesBackend) -> None:
     if winner in PLAYERS:
         view.rack_wins[str(winner)] += 1
         view.rack_over = True
+        if view.race_to is not None and view.rack_wins[str(winner)] >= view.race_to:
+            view.match_winner = str(winner)
     view.last_call = {
         "action_id": action.id,
         "shot": view.shots,
@@ -332,6 +349,10 @@ def _warn(view: MatchView, payload: Mapping[str, Any], rules: RulesBackend) -> N
 
 
 def _new_rack(view: MatchView, payload: Mapping[str, Any], rules: RulesBackend) -> None:
+    if view.match_winner is not None:
+        wins = view.rack_wins
+        raise RulesError(f"the match is over: {view.players[view.match_winner]} won "
+                         f"{wins['A']}-{wins['B']} (start a new match, or undo)")  # fmt: skip
     # I-23: later racks alternate the break unless the operator names the breaker.
     breaker = payload.get("breaker") or other(view.rack_breaker)
     if breaker not in PLAYERS:

@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS matches (
     created_at TEXT NOT NULL,
     players TEXT NOT NULL,
     breaker TEXT NOT NULL,
-    source TEXT NOT NULL DEFAULT ''
+    source TEXT NOT NULL DEFAULT '',
+    race_to INTEGER
 );
 CREATE TABLE IF NOT EXISTS actions (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -164,6 +165,9 @@ class MatchStore:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(_DDL)
+        columns = {r[1] for r in self._db.execute("PRAGMA table_info(matches)").fetchall()}
+        if "race_to" not in columns:  # a database from before matches had a length
+            self._db.execute("ALTER TABLE matches ADD COLUMN race_to INTEGER")
         self._db.execute(
             "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
             (str(SCHEMA_VERSION),),
@@ -183,13 +187,17 @@ class MatchStore:
         assert row_id is not None
         return int(row_id)
 
-    def create_match(self, players: dict[str, str], breaker: str, source: str = "") -> int:
-        """Store a new match and make it the current one; returns its id."""
+    def create_match(
+        self, players: dict[str, str], breaker: str, source: str = "", race_to: int | None = None
+    ) -> int:
+        """Store a new match (to `race_to` racks; None: no limit) and make it the current one;
+        returns its id."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             cursor = self._db.execute(
-                "INSERT INTO matches(created_at, players, breaker, source) VALUES (?, ?, ?, ?)",
-                (_now(), json.dumps(players), breaker, source),
+                "INSERT INTO matches(created_at, players, breaker, source, race_to) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (_now(), json.dumps(players), breaker, source, race_to),
             )
             match_id = int(cursor.lastrowid or 0)
             self._db.execute(
@@ -206,10 +214,10 @@ class MatchStore:
         return int(row[0]) if row else None
 
     def match(self, match_id: int) -> dict[str, Any]:
-        """The match row as JSON: id, created_at, players, breaker, source."""
+        """The match row as JSON: id, created_at, players, breaker, source, race_to."""
         with self._lock:
             row = self._db.execute(
-                "SELECT id, created_at, players, breaker, source FROM matches WHERE id=?",
+                "SELECT id, created_at, players, breaker, source, race_to FROM matches WHERE id=?",
                 (match_id,),
             ).fetchone()
         if row is None:
@@ -220,6 +228,7 @@ class MatchStore:
             "players": json.loads(row[2]),
             "breaker": row[3],
             "source": row[4],
+            "race_to": row[5],
         }
 
     def match_ids(self) -> list[int]:

@@ -94,6 +94,7 @@
     if (!rolling) return post(path, body, done);
     const box = $("ask");
     box.querySelector("span").textContent = `Balls still rolling. ${done}: for which shot?`;
+    $("ask-this").classList.remove("hidden");
     box.classList.remove("hidden");
     return new Promise((resolve) => {
       const answer = (which) => async () => {
@@ -103,6 +104,13 @@
       $("ask-this").onclick = answer("this");
       $("ask-next").onclick = answer("next");
     });
+  }
+
+  // Once the shot ends (its call comes), a question still open can only mean the next shot:
+  // a call for the judged shot is a correction ('Correct the last call').
+  function setRolling(now) {
+    rolling = now;
+    if (!now) $("ask-this").classList.add("hidden");
   }
 
   const table = Tenball.createTable($("table-wrap"), {
@@ -179,6 +187,7 @@
     b.onclick = () => post("/api/match", {
       players: { A: $("m-A").value.trim() || "A", B: $("m-B").value.trim() || "B" },
       breaker: b.dataset.start,
+      race_to: Number($("m-race").value) || null,
     }, "match started");
   }
   $("undo").onclick = async () => {
@@ -233,12 +242,14 @@
       $(`warn-${p}`).disabled = fouls < 2 || warned;
       $(`warn-${p}`).textContent = `Warn ${match.players[p]}`;
     }
-    $("rack-no").textContent = `rack ${match.rack}`;
+    $("rack-no").textContent = `rack ${match.rack}${match.race_to ? ` · race to ${match.race_to}` : ""}`;
     const option = rules.pending_option;
     $("option-card").classList.toggle("hidden", !option);
     if (option) $("option-who").textContent = `${Tenball.playerName(match, option.holder)} chooses`;
     const cue = (rules.cue_ball || "").replaceAll("_", " ");
-    $("turn-line").textContent = match.rack_over
+    $("turn-line").textContent = match.match_winner
+      ? `Match over: ${Tenball.playerName(match, match.match_winner)} wins ${match.rack_wins.A}–${match.rack_wins.B}.`
+      : match.rack_over
       ? "Rack over: tap 'New rack'."
       : `${Tenball.playerName(match, match.turn)} to ${option ? "choose" : "shoot"} · cue ball ${cue}${rules.is_break ? " · break" : ""}${rules.push_out_available ? " · push-out allowed" : ""}`;
     const onTable = new Set(rules.balls_on_table || []);
@@ -282,8 +293,8 @@
   }
 
   Tenball.connect((msg) => {
-    if (msg.type === "state") { if ("shot_rolling" in msg) rolling = msg.shot_rolling; render(msg); }
-    else if (msg.type === "event" && (msg.kind === "strike" || msg.kind === "shot_end")) rolling = msg.kind === "strike";
+    if (msg.type === "state") { if ("shot_rolling" in msg) setRolling(msg.shot_rolling); render(msg); }
+    else if (msg.type === "event" && (msg.kind === "strike" || msg.kind === "shot_end")) setRolling(msg.kind === "strike");
     else if (msg.type === "call") { renderCall(msg); toast(Tenball.callHeadline(msg, match), !!(msg.result || {}).foul); }
     else if (msg.type === "balls") table.setBalls(msg.balls);
     else if (msg.type === "source_status") renderSource(msg);

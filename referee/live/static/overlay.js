@@ -21,7 +21,7 @@
       box.classList.toggle("is-warned", !!(rules.warned || {})[p]);
       document.getElementById(`wins-${p}`).textContent = match.rack_wins[p];
     }
-    document.getElementById("rack").textContent = `rack ${match.rack}`;
+    document.getElementById("rack").textContent = `rack ${match.rack}${match.race_to ? ` · race to ${match.race_to}` : ""}`;
     renderStatus(rules, match.declarations || {});
   }
 
@@ -39,7 +39,10 @@
     const box = document.getElementById("status");
     const parts = [];
     const on = Tenball.ballOn(rules);
-    if (match.rack_over) {
+    if (match.match_winner) {
+      const w = match.rack_wins;
+      parts.push(`${Tenball.playerName(match, match.match_winner)} wins the match ${w.A}–${w.B}`);
+    } else if (match.rack_over) {
       const winner = ((match.last_call || {}).result || {}).rack_winner;
       parts.push(winner ? `${Tenball.playerName(match, winner)} wins rack ${match.rack}` : "rack over");
     } else if (rules.pending_option) {

@@ -277,3 +277,33 @@ def test_operator_is_asked_which_shot_a_call_tapped_while_rolling_is_for(
     assert state["declarations"]["call"]["ball"] == 1
     assert state["next_declarations"]["call"]["ball"] == 2
     assert shown == "call: 1 in foot right · next shot: call: 2 in side left"
+
+
+def test_overlay_shows_the_race_and_who_won_the_match(tmp_path: Path, browser: Browser) -> None:
+    """A match to 2 racks: the scoreboard says so, and once Alice wins her second rack the
+    line under it says she won the match, with the score."""
+    settings = LiveSettings(source="none", db=tmp_path / "live.sqlite3")
+    ten_on_break = {"first_object_ball_contacted": 1, "object_balls_to_cushion_on_break": 4,
+                    "pocketed": [{"ball": 10, "pocket": "foot_left"}]}  # fmt: skip
+    steps = [
+        ("/api/match", {"players": {"A": "Alice", "B": "Bob"}, "breaker": "A", "race_to": 2}),
+        ("/api/declare/break-10", {}), ("/api/shot", {"facts": ten_on_break}),
+        ("/api/rack", {"breaker": "A"}),
+        ("/api/declare/break-10", {}), ("/api/shot", {"facts": ten_on_break}),
+    ]  # fmt: skip
+    with serve(settings) as server:
+        browser.send("Emulation.setDeviceMetricsOverride", width=1920, height=1080,
+                     deviceScaleFactor=1, mobile=False)  # fmt: skip
+        browser.navigate(f"{server.url}/overlay")
+        for path, body in steps:
+            response = httpx.post(f"{server.url}{path}", json=body, headers=server.auth())
+            assert response.is_success, response.text
+        browser.wait_for(f"{STATUS}.includes('match')", what="the match's winner")
+        over = browser.evaluate(STATUS)
+        rack = browser.evaluate("document.getElementById('rack').textContent")
+        score = browser.evaluate("[...'AB'].map(p => document.getElementById('wins-' + p)"
+                                 ".textContent)")  # fmt: skip
+        _keep_shot(browser, tmp_path / "overlay-match-won.png", transparent=True)
+    assert over == "Alice wins the match 2–0"
+    assert rack == "rack 2 · race to 2"
+    assert score == ["2", "0"]

@@ -231,3 +231,31 @@ def test_a_call_the_rolling_shot_made_impossible_is_dropped_and_said(tmp_path: P
     referee.undo()  # the break: the call waits again for the shot after it
     assert referee.view.next_declarations is not None
     assert referee.view.next_declarations["call"]["ball"] == 3
+
+
+def test_a_match_to_two_racks_ends_when_a_player_wins_two(tmp_path: Path) -> None:
+    """Race to 2: A wins rack 1 (the announced 10 on the break) and rack 2 (the called 10
+    after B's break); the match is over, a third rack is refused, an undo reopens it, and a
+    restart finds the same match."""
+    referee = LiveReferee(MatchStore(tmp_path / "m.sqlite3"), RULES, lambda m: None)
+    referee.start_match(PLAYERS, "A", race_to=2)
+    ten = [{"ball": 10, "pocket": "foot_left"}]
+    referee.act("break_announce_10", {})
+    referee.on_shot({"facts": {**BREAK_FACTS, "pocketed": ten}})
+    referee.act("new_rack", {})  # B breaks rack 2
+    referee.on_shot({"facts": {**BREAK_FACTS, "pocketed": []}})  # legal, nothing down: A on
+    referee.act("call", {"ball": 10, "pocket": "foot_left"})
+    referee.on_shot({"facts": _facts(first_object_ball_contacted=1, pocketed=ten,
+                                     cushion_after_first_contact=[1])})  # fmt: skip
+    assert referee.view is not None
+    standing = referee.view.to_json()
+    assert standing["rack_wins"] == {"A": 2, "B": 0} and standing["match_winner"] == "A"
+    with pytest.raises(RulesError, match="the match is over: Alice won 2-0"):
+        referee.act("new_rack", {})
+    before = referee.state_message()
+    referee.store.close()
+    again = LiveReferee(MatchStore(tmp_path / "m.sqlite3"), RULES, lambda m: None)
+    assert again.resume() and again.state_message() == before
+    again.undo()  # the winning shot
+    assert again.view is not None and again.view.match_winner is None
+    assert again.view.rack_wins == {"A": 1, "B": 0}
