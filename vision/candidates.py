@@ -293,8 +293,8 @@ def merge_candidates(
     there).
     """
     both = np.vstack([first, second])
-    if len(both) == 0:
-        return both
+    if len(both) == 0 or len(second) == 0:
+        return both  # all of `first` is kept (the fast pass has no outline candidates)
     radius = _radius_at(region, both)
     min_gap = TOUCHING_SHARE * np.minimum(touching_gap(region, both), 2.0 * radius)
     if len(both) > _PAIRWISE_LIMIT:

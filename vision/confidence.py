@@ -243,6 +243,9 @@ def rim_shares(
     makes the ball's (shaded cloth colour where the foreground stops; `_rim_share`): about
     half on a ball of the cloth's hue lit from one side, near 0 on a ball that differs from
     the cloth all round."""
+    if kernels.compiled() and region.shade is not None:
+        shares = confidence_kernels.rim_shares(region, xy, radius, (_INNER_RADII[-1], DIRECTIONS))
+        return shares[:, 0], shares[:, 1] - shares[:, 0]
     rim = xy[:, None, :] + (radius[:, None, None] * _INNER_RADII[-1]) * DIRECTIONS[None, :, :]
     pixels = PixelIndex.of(region.foreground.shape, rim[..., 0], rim[..., 1])
     covered = pixels.values(region.foreground)

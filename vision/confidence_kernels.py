@@ -198,7 +198,82 @@ def confidence_parts(
     return parts
 
 
-_KERNELS = ("_pixel", "_disc_and_rim", "_outline", "_free_ring", "_confidence_parts")
+def _rim_shares(
+    maps: tuple[NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8]],
+    balls: tuple[NDArray[np.float64], NDArray[np.float64], float],
+    directions: NDArray[np.float64],
+    known: tuple[bool, bool],
+) -> NDArray[np.float64]:
+    """(K, 2) each ball's lit rim share and its rim share with its shading
+    (`vision.confidence.rim_shares` before the subtraction). `maps`: foreground, shade and
+    hued; `balls`: (K, 2) centres, (K,) radii and the rim's share of the radius."""
+    foreground, shade, hued = maps
+    xy, radius, rim_radii = balls
+    with_shade, with_hue = known
+    shape = (foreground.shape[0], foreground.shape[1])
+    out = np.zeros((len(xy), 2))
+    samples = len(directions)
+    for ball in range(len(xy)):
+        reach = radius[ball] * rim_radii
+        rim, either, rim_hued = 0.0, 0.0, 0.0
+        for k in range(samples):
+            row, column, inside = _pixel(
+                shape,
+                xy[ball, 0] + reach * directions[k, 0],
+                xy[ball, 1] + reach * directions[k, 1],
+            )
+            covered = float(foreground[row, column]) * inside
+            rim += covered
+            if with_shade:
+                either += max(covered, float(shade[row, column]) * inside)
+            if with_hue:
+                rim_hued += float(hued[row, column]) * inside * covered
+        lit = rim / samples
+        out[ball, 0] = lit
+        half_lit = with_shade and lit >= 0.3 and (not with_hue or rim_hued >= 0.5 * rim)
+        out[ball, 1] = either / samples if half_lit else lit
+    return out
+
+
+def rim_shares(
+    region: Any,
+    xy: NDArray[np.float64],
+    radius: NDArray[np.float64],
+    circle: tuple[float, NDArray[np.float64]],
+) -> NDArray[np.float64]:
+    """(K, 2) each ball's lit rim share and its rim share counting its shading on a ball
+    lit on one side (`vision.confidence._rim_share`), sampled on the rim `circle` (its
+    share of the radius and the (32, 2) directions): `vision.confidence.rim_shares`'
+    sampling compiled (call only when `vision.kernels.compiled()`, with shade known). Each
+    share is a count of 0/1 samples over 32, exact in any order of summing, so it equals
+    the NumPy form's mean."""
+    if not _compiled:
+        _load()
+    unknown = np.zeros((1, 1), np.uint8)
+    maps = (
+        np.ascontiguousarray(region.foreground),
+        np.ascontiguousarray(region.shade),
+        unknown if region.hued is None else np.ascontiguousarray(region.hued),
+    )
+    balls = (
+        np.ascontiguousarray(xy, np.float64).reshape(-1, 2),
+        np.ascontiguousarray(radius, np.float64),
+        float(circle[0]),
+    )
+    shares: NDArray[np.float64] = _compiled["_rim_shares"](
+        maps, balls, np.ascontiguousarray(circle[1]), (True, region.hued is not None)
+    )
+    return shares
+
+
+_KERNELS = (
+    "_pixel",
+    "_disc_and_rim",
+    "_outline",
+    "_free_ring",
+    "_confidence_parts",
+    "_rim_shares",
+)
 """The functions compiled, helpers before their callers."""
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from vision import kernels
 from vision.candidates import SearchRegion
-from vision.confidence import confidence
+from vision.confidence import confidence, rim_shares
 from vision.discs import ball_pixels, refine_centres
 
 pytestmark = pytest.mark.skipif(not kernels.compiled(), reason="numba is not installed")
@@ -136,3 +136,21 @@ def test_confidence_compiled_is_the_numpy_form(
     assert np.array_equal(fast[0], plain[0]) and np.array_equal(fast[1], plain[1])
     # Not all trivially zero: the random maps give some evidence somewhere.
     assert count == 1 or np.any(plain[0] > 0) or np.any(plain[1] > 0)
+
+
+@pytest.mark.parametrize(
+    ("shade", "hued"), [(False, False), (True, False), (True, True)], ids=["plain", "shade", "hued"]
+)
+@pytest.mark.parametrize("count", [0, 1, 3, 12], ids=lambda c: f"{c}-balls")
+@pytest.mark.parametrize("seed", range(3))
+def test_rim_shares_compiled_is_the_numpy_form(
+    seed: int, count: int, shade: bool, hued: bool, numpy_forms: None
+) -> None:
+    region = _region(seed, shade, hued)
+    xy, radius = _balls(seed, count)
+    fast, plain = _both(rim_shares, region, xy, radius)
+    assert isinstance(fast, tuple) and isinstance(plain, tuple)
+    assert all(np.array_equal(a, b) for a, b in zip(fast, plain, strict=True))
+    assert all(a.shape == (count,) and a.dtype == np.float64 for a in fast)
+    # Some ball shows both lit and shaded rim samples on these random maps.
+    assert count < 3 or not shade or np.any(plain[1] != 0)
