@@ -94,10 +94,11 @@ def _refusal(error: RulesError) -> HTTPException:
 
 
 ForShot = Annotated[
-    Literal["this", "next"] | None,
+    Literal["auto", "this", "next"],
     Query(
         description="while a shot still rolls: 'this' (the shot being played, entered late) "
-        "or 'next' (the default: the shot after it); at rest the next shot is the one to play"
+        "or 'next' (the shot after it; 'auto', the default, is 'next'); at rest the next shot "
+        "is the one to play"
     ),
 ]
 
@@ -125,34 +126,34 @@ async def start_match(body: m.StartMatch, runtime: Runtime) -> dict[str, Any]:
 
 @operator.post("/declare/call")
 async def declare_call(
-    body: m.DeclareCall, runtime: Runtime, for_shot: ForShot = None
+    body: m.DeclareCall, runtime: Runtime, for_shot: ForShot = "auto"
 ) -> dict[str, Any]:
     """Declare the ball and pocket of the next shot (the last call before the stroke counts)."""
     return _act(runtime, "call", body.model_dump(mode="json"), for_shot)
 
 
 @operator.post("/declare/push-out")
-async def declare_push_out(runtime: Runtime, for_shot: ForShot = None) -> dict[str, Any]:
+async def declare_push_out(runtime: Runtime, for_shot: ForShot = "auto") -> dict[str, Any]:
     """Declare a push-out for the next shot (first shot after a legal break only)."""
     return _act(runtime, "push_out", {}, for_shot)
 
 
 @operator.post("/declare/break-10")
 async def declare_break_ten(
-    body: m.BreakAnnounce10, runtime: Runtime, for_shot: ForShot = None
+    body: m.BreakAnnounce10, runtime: Runtime, for_shot: ForShot = "auto"
 ) -> dict[str, Any]:
     """The breaker announces the 10 on the break (optionally in a pocket)."""
     return _act(runtime, "break_announce_10", body.model_dump(mode="json"), for_shot)
 
 
 @operator.post("/declare/safety")
-async def declare_safety(runtime: Runtime, for_shot: ForShot = None) -> dict[str, Any]:
+async def declare_safety(runtime: Runtime, for_shot: ForShot = "auto") -> dict[str, Any]:
     """Note a safety (informative only: FFB has no safety call)."""
     return _act(runtime, "safety", {}, for_shot)
 
 
 @operator.post("/declare/clear")
-async def clear_declarations(runtime: Runtime, for_shot: ForShot = None) -> dict[str, Any]:
+async def clear_declarations(runtime: Runtime, for_shot: ForShot = "auto") -> dict[str, Any]:
     """Forget the declarations made for the next shot."""
     return _act(runtime, "clear_declarations", {}, for_shot)
 

@@ -46,6 +46,9 @@ class LiveReferee:
         self.interrupted: dict[str, Any] | None = None
         """The strike of a shot the service stopped during (its call was never made), found
         when resuming; cleared by the next judged shot."""
+        self.held: list[dict[str, Any]] = []
+        """Camera shots played while an option was open (nobody entered the holder's choice):
+        judged, in order, as soon as the operator enters it."""
         self.rolling: dict[str, Any] | None = None
         """The camera's strike of the shot being played (from the strike to its shot's end):
         a call or push-out tapped meanwhile is for the next shot, not for this one."""
@@ -99,6 +102,7 @@ class LiveReferee:
     ) -> int:
         session.start(players, breaker, self.rules, race_to)  # validates before storing
         match_id = self.store.create_match(players, breaker, source, race_to)
+        self.held = []
         self._load(match_id)
         self.publish(self.state_message())
         return match_id
@@ -126,15 +130,21 @@ class LiveReferee:
         self.view = session.apply(view, Action(row.id, kind, payload), self.rules)
         self.publish(self.state_message())
         result = self.view.last_result if kind in ("option_choice", "warning") else None
+        held, self.held = self.held, []
+        if kind == "option_choice":  # the shots played meanwhile can be judged now
+            calls = [c for c in map(self.on_shot, held) if c is not None]
+        else:
+            calls, self.held = [], held if kind != "new_rack" else []
         return {"action_id": row.id, "result": result, "for_next_shot": later,
-                "while_rolling": rolling, **self.state_message()}  # fmt: skip
+                "while_rolling": rolling, "held_calls": calls, **self.state_message()}  # fmt: skip
 
     def on_shot(self, shot: dict[str, Any]) -> dict[str, Any] | None:
         """Judge a finished shot from the camera; returns the call, or None if not judged.
 
         A shot the rules cannot judge now (the rack is over, an option is pending) is kept in
         the audit trail and announced as an alert, but not stored as an action: undoing or
-        correcting later never brings it back.
+        correcting later never brings it back. One played while an option was open is held
+        and judged once the operator enters the choice.
         """
         self.rolling = None
         if self.match_id is None or self.view is None:
@@ -145,8 +155,16 @@ class LiveReferee:
             session.apply(self.view, Action(0, "shot", shot), self.rules)
         except RulesError as error:
             audit = {"reason": str(error), "shot": shot}
+            option = self.view.state.get("pending_option")
+            if isinstance(option, dict) and not self.view.rack_over:
+                self.held.append(shot)
+                holder = self.view.players.get(str(option.get("holder")), "the holder")
+                message = (f"a shot was played while {holder}'s option was open: tap Shoot or "
+                           "Hand back and the shot is judged then")  # fmt: skip
+            else:
+                message = f"shot not judged: {error}"
             self.store.add_audit(self.match_id, 0, "unjudged_shot", audit)
-            self.publish({"type": "alert", "message": f"shot not judged: {error}"})
+            self.publish({"type": "alert", "message": message})
             return None
         return self._judged(shot)
 

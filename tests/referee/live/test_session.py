@@ -259,3 +259,23 @@ def test_a_match_to_two_racks_ends_when_a_player_wins_two(tmp_path: Path) -> Non
     again.undo()  # the winning shot
     assert again.view is not None and again.view.match_winner is None
     assert again.view.rack_wins == {"A": 1, "B": 0}
+
+
+def test_a_shot_played_before_the_option_was_entered_is_judged_once_it_is(
+    tmp_path: Path,
+) -> None:
+    """A pushes out; Ben plays on before anyone taps his choice. The shot is held (not lost,
+    as before) and judged the moment the operator taps Shoot."""
+    referee, published = _referee(tmp_path)
+    referee.on_shot({"facts": BREAK_FACTS})
+    referee.act("push_out", {})
+    referee.on_shot({"facts": _facts(first_object_ball_contacted=2)})  # the push-out
+    assert referee.view is not None and referee.view.turn() == "B"  # Bob's option
+    played = _facts(first_object_ball_contacted=1, cushion_after_first_contact=[1])
+    assert referee.on_shot({"facts": played}) is None
+    alert = published[-1]
+    assert alert["type"] == "alert" and "Bob's option was open" in alert["message"]
+    chosen = referee.act("option_choice", {"choice": "shoot"})
+    assert [c["shot"] for c in chosen["held_calls"]] == [3]
+    assert chosen["held_calls"][0]["shooter"] == "B"
+    assert referee.view.shots == 3 and referee.held == []
