@@ -104,6 +104,10 @@ class Mosaic:
         the picture (inf when all its sides are real edges); `tiles`: their `tile_of`, when
         already known."""
         tiles = self.tile_of(xy) if tiles is None else tiles
+        if kernels.compiled():
+            return point_kernels.cut_distance(
+                xy, tiles, self.frame_boxes, (self.origins, self.bounds)
+            )
         box = self.frame_boxes[tiles].astype(np.float64)
         frame_xy = xy + (box[:, :2] - self.origins[tiles])
         gaps = np.column_stack(

@@ -59,7 +59,38 @@ def _tile_of(
     return out
 
 
-_KERNELS = ("_nearest_pixel", "_map_at", "_tile_of")
+def _cut_distance(
+    xy: NDArray[np.float64],
+    tiles: NDArray[np.int64],
+    frame_boxes: NDArray[np.int64],
+    mosaic: tuple[NDArray[np.int64], NDArray[np.int64]],
+) -> NDArray[np.float64]:
+    """`vision.mosaic.Mosaic.cut_distance`: (K,) distance of each point from its tile's
+    nearest side that is not one of `bounds` (inf when none is); `mosaic`: the tiles'
+    origins and the bounds. A tile of -1 is the last tile, as NumPy indexes it."""
+    origins, bounds = mosaic
+    out = np.empty(len(xy), np.float64)
+    count = len(origins)
+    for k in range(len(xy)):
+        tile = tiles[k] if tiles[k] >= 0 else tiles[k] + count
+        low_u, low_v = float(frame_boxes[tile, 0]), float(frame_boxes[tile, 1])
+        high_u, high_v = float(frame_boxes[tile, 2]), float(frame_boxes[tile, 3])
+        u = xy[k, 0] + (low_u - origins[tile, 0])
+        v = xy[k, 1] + (low_v - origins[tile, 1])
+        gaps = (u - low_u, v - low_v, high_u - 1 - u, high_v - 1 - v)
+        edges = (low_u, low_v, high_u, high_v)
+        nearest = np.inf
+        for side in range(4):
+            gap = gaps[side] if edges[side] != float(bounds[side]) else np.inf
+            if gap != gap:
+                nearest = gap  # NaN, as NumPy's min gives it
+                break
+            nearest = min(nearest, gap)
+        out[k] = nearest
+    return out
+
+
+_KERNELS = ("_nearest_pixel", "_map_at", "_tile_of", "_cut_distance")
 """The functions compiled, helpers before their callers."""
 
 
@@ -103,6 +134,27 @@ def tile_of(
         np.ascontiguousarray(origins, np.int64),
     )
     return tiles
+
+
+def cut_distance(
+    xy: NDArray[np.float64],
+    tiles: NDArray[np.int64],
+    frame_boxes: NDArray[np.int64],
+    mosaic: tuple[NDArray[np.int64], NDArray[np.int64]],
+) -> NDArray[np.float64]:
+    """(K,) float64 distance of (K, 2) mosaic points in (K,) `tiles` from their tile's
+    nearest side that cuts through the picture: `Mosaic.cut_distance` compiled (call only
+    when `vision.kernels.compiled()`); `mosaic`: (T, 2) origins and (4,) bounds."""
+    if not _compiled:
+        _load()
+    origins, bounds = mosaic
+    distance: NDArray[np.float64] = _compiled["_cut_distance"](
+        np.ascontiguousarray(xy, np.float64).reshape(-1, 2),
+        np.ascontiguousarray(tiles, np.int64),
+        np.ascontiguousarray(frame_boxes, np.int64),
+        (np.ascontiguousarray(origins, np.int64), np.ascontiguousarray(bounds, np.int64)),
+    )
+    return distance
 
 
 def _load() -> None:

@@ -1,7 +1,8 @@
 """The compiled point reads (`vision.point_kernels`) give exactly what their NumPy forms
 give: `map_at` on (H, W) and (H, W, C) maps of each dtype the search reads, strided views
 included, at points inside, on pixel halves (rounded to even), off the map and NaN; and
-`Mosaic.tile_of` on points in tiles, on tile borders and in the gaps between them."""
+`Mosaic.tile_of` and `Mosaic.cut_distance` on points in tiles, on tile borders, in the gaps
+between them and on the bounds' edges."""
 
 from __future__ import annotations
 
@@ -76,3 +77,10 @@ def test_tile_of_compiled_is_the_numpy_form(restore_switch: None) -> None:
     assert {-1, 0, 1, 2, 3} <= set(fast.tolist())
     assert np.array_equal(*_both(mosaic.to_frame, xy[fast >= 0]))
     assert np.array_equal(*_both(mosaic.cut_distance, xy[fast >= 0]))
+    # Points in a gap (tile -1, the last tile as NumPy indexes it) and NaN, tiles given.
+    assert np.array_equal(*_both(mosaic.cut_distance, xy, fast), equal_nan=True)
+    # A tile on the bounds' sides: those sides are real edges, not cuts (inf when all are).
+    whole = pack([(0, 0, 50, 40)], (0, 0, 50, 40))
+    inside = np.array([[3.0, 4.0], [49.0, 39.0]])
+    assert np.array_equal(*_both(whole.cut_distance, inside))
+    assert np.all(np.isinf(whole.cut_distance(inside)))
