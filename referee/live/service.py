@@ -60,6 +60,8 @@ class LiveReferee:
             return False
         self._load(match_id)
         self.interrupted = self.store.open_strike(match_id)
+        if self.view is not None and isinstance(self.view.state.get("pending_option"), dict):
+            self.held = self.store.unjudged_since_last_action(match_id)
         return True
 
     def interrupted_alert(self) -> dict[str, Any] | None:

@@ -288,6 +288,18 @@ class MatchStore:
             ).fetchone()
         return None if row is None else {**json.loads(row[0]), "stored_at": row[1]}
 
+    def unjudged_since_last_action(self, match_id: int) -> list[dict[str, Any]]:
+        """Camera shots refused since the match's latest action (oldest first): those held
+        while an option was open come back after a restart."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT payload FROM audit WHERE match_id=? AND kind='unjudged_shot' "
+                "AND created_at >= (SELECT COALESCE(MAX(created_at), '') FROM actions "
+                "WHERE match_id=?) ORDER BY id",
+                (match_id, match_id),
+            ).fetchall()
+        return [json.loads(r[0])["shot"] for r in rows]
+
     def add_call(self, match_id: int, action_id: int, call: dict[str, Any]) -> None:
         """Store a call; an earlier call of the same shot action is marked superseded."""
         with self._lock:

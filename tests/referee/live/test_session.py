@@ -275,7 +275,10 @@ def test_a_shot_played_before_the_option_was_entered_is_judged_once_it_is(
     assert referee.on_shot({"facts": played}) is None
     alert = published[-1]
     assert alert["type"] == "alert" and "Bob's option was open" in alert["message"]
+    referee.store.close()  # a restart keeps the held shot
+    referee = LiveReferee(MatchStore(tmp_path / "m.sqlite3"), RULES, published.append)
+    assert referee.resume() and len(referee.held) == 1
     chosen = referee.act("option_choice", {"choice": "shoot"})
     assert [c["shot"] for c in chosen["held_calls"]] == [3]
     assert chosen["held_calls"][0]["shooter"] == "B"
-    assert referee.view.shots == 3 and referee.held == []
+    assert referee.view is not None and referee.view.shots == 3 and referee.held == []
