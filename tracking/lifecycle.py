@@ -203,6 +203,7 @@ def start_track(
     state.birth_xy_mm[ball] = xy
     state.placed_s[ball] = time_s
     state.proven[ball] = False
+    state.left_xy_mm[ball] = np.nan
 
 
 def newborn_at_mouth(
@@ -332,9 +333,17 @@ def reidentify(
         mean, cov = restart(state, np.array([ball]), z, time_s, config)
         # Found far away: where it came from says nothing of its speed now.
         mean[0, 2:] = 0.0
+        # A resting ball nothing reached was moved by hand or is a ghost beside its spot:
+        # it hops there at rest (`tracking.reach.rest_hops`).
+        hop = not jumpable[ball] and not np.any(state.mean[ball, 2:])
+        hop &= bool(state.identity_count[ball] >= RESPAWN_MIN_SIGHTINGS)
+        if hop:
+            cov[0, 2:, 2:] = np.eye(2) * config.rest_speed_mm_s**2
+        left_xy = state.seen_xy_mm[ball].copy() if hop else np.full(2, np.nan)
         state.mean[ball], state.cov[ball] = mean[0], cov[0]
         state.mark_seen(np.array([ball]), z, dets.xy_px[best : best + 1], time_s)
         state.proven[ball], state.placed_s[ball] = False, time_s
+        state.left_xy_mm[ball] = left_xy
         unassigned[best] = False
         open_all(state.mixed_s, np.array([ball]), time_s)
         found[ball] = True

@@ -3,6 +3,9 @@
 A ball struck between two frames can turn up anywhere its top speed reaches, outside the
 kinematic gate of its track; a resting ball that nothing can have touched stays where it is
 (a hand or an arm that looks like it is not taken for it). `may_jump` says which is which.
+A resting ball that nothing can have touched and that still takes a detection off its spot
+(a hand pushed it, or a ghost beside it was read as it) was not struck: it takes no speed
+from that one detection (`rest_hops`).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import TableSpec
-from tracking.lifecycle import newborn_at_mouth
+from tracking.lifecycle import RESPAWN_MIN_SIGHTINGS, newborn_at_mouth
 from tracking.track_state import PENDING_POCKET, TrackState
 from tracking.tracker_config import TrackerConfig
 
@@ -86,3 +89,51 @@ def _knocked(
             break
         touched = more
     return touched
+
+
+def seen_resting(state: TrackState, balls: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """(K,) which of ``balls`` are at rest (no velocity) on a track that has taken a few
+    detections: a ball first seen (at rest, knowing nothing yet) may be rolling."""
+    settled = state.identity_count[balls] >= RESPAWN_MIN_SIGHTINGS
+    result: NDArray[np.bool_] = settled & ~np.any(state.mean[balls, 2:], axis=1)
+    return result
+
+
+def rest_hops(
+    state: TrackState,
+    tracks: tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.bool_]],
+    z: NDArray[np.float64],
+    back_mm: float,
+) -> NDArray[np.bool_]:
+    """(K,) which of the ``balls`` that took detections at ``z`` (K, 2), mm, restart at
+    rest there instead of at the speed of a jump from their predictions.
+
+    A ball at rest that no moving ball can have reached (``unreached``) was not struck: one
+    detection off its spot is a ghost beside it (an arm, a far ball's bad fit) or a hand's
+    push, and the speed of that jump, kept while the ball is unseen, would carry its track
+    away across the table. It hops there at rest, remembering the spot it left
+    (`TrackState.left_xy_mm`, NaN again for every other ball of ``balls``; call before
+    they are marked seen), and hops back at rest when a detection within ``back_mm`` of that
+    spot follows (the ball itself, found again); a next step on from the hop is a push, and
+    takes its speed from the two sightings.
+
+    Args:
+        state: the tracks, predicted to this frame, before correction.
+        tracks: (K,) the balls that took detections, (K,) which of them jumped (a collision
+            or bounce by their innovation) and (K,) which no moving ball can have reached
+            (`may_jump` False).
+        z: (K, 2) the detections they took, mm.
+        back_mm: how near the spot it left a hopped ball must be seen to be back on it, mm.
+    """
+    balls, jumped, unreached = tracks
+    resting = seen_resting(state, balls)
+    left = state.left_xy_mm[balls]
+    hopped = np.isfinite(left[:, 0])
+    away = z - np.where(hopped[:, None], left, z)
+    back = hopped & (np.einsum("ni,ni->n", away, away) <= back_mm * back_mm)
+    # Back on its spot, whether or not the innovation counts it a jump (a hop's prediction
+    # grows vague while the ball is unseen).
+    still: NDArray[np.bool_] = unreached & resting & (back | (jumped & ~hopped))
+    first = still & ~hopped
+    state.left_xy_mm[balls] = np.where(first[:, None], state.seen_xy_mm[balls], np.nan)
+    return still

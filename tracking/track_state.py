@@ -54,6 +54,9 @@ class TrackState:
             started, jumped or re-identified, s.
         proven: (11,) the track has been seen rolling along on its own detections since it
             started or last jumped (`tracking.phantoms`).
+        left_xy_mm: (11, 2) where a resting ball that no moving ball could reach was seen
+            before one detection off that spot moved its track there at rest, table mm; NaN
+            when its last sighting was no such hop (`tracking.reach.rest_hops`).
     """
 
     mean: NDArray[np.float64] = field(default_factory=lambda: np.zeros((NUM_CLASSES, 4)))
@@ -95,6 +98,9 @@ class TrackState:
     )
     placed_s: NDArray[np.float64] = field(default_factory=lambda: np.zeros(NUM_CLASSES))
     proven: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(NUM_CLASSES, bool))
+    left_xy_mm: NDArray[np.float64] = field(
+        default_factory=lambda: np.full((NUM_CLASSES, 2), np.nan)
+    )
 
     def exchange(self, a: int, b: int) -> None:
         """Swap everything slots ``a`` and ``b`` hold (their tracks change numbers)."""

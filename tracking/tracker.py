@@ -43,7 +43,7 @@ from tracking.lifecycle import (
 from tracking.mixing import Reaches, confirm, masked, mixable, open_all, open_jumps, open_near
 from tracking.phantoms import let_go, prove
 from tracking.rack import RackPrior
-from tracking.reach import may_jump
+from tracking.reach import may_jump, rest_hops
 from tracking.track_state import TrackState, track_set
 from tracking.tracker_config import TrackerConfig
 from tracking.types import TrackSet
@@ -290,6 +290,13 @@ class BallTracker:
         )
         if jumped.any():
             mean[jumped], cov[jumped] = restart(state, tracks[jumped], z[jumped], time_s, config)
+        unreached = ~self._jumpable[tracks]
+        still = rest_hops(state, (tracks, jumped, unreached), z, self.table.ball_radius_mm)
+        if still.any():
+            # At rest as surely as a ball seen resting: a hop back or on is a jump again.
+            variances = [config.measurement_std_mm**2] * 2 + [config.rest_speed_mm_s**2] * 2
+            mean[still] = np.concatenate([z[still], np.zeros_like(z[still])], axis=1)
+            cov[still] = np.diag(variances)
         speed_sq = np.einsum("ni,ni->n", mean[:, 2:], mean[:, 2:])
         prove(state, tracks, jumped, z, time_s)
         mean[speed_sq < config.rest_speed_mm_s**2, 2:] = 0.0
