@@ -55,6 +55,10 @@
       parts.push(item);
       if (String(rules.cue_ball || "").startsWith("in_hand")) parts.push("ball in hand");
       if (rules.push_out_available) parts.push("push-out available");
+      // a third foul in a row loses the rack: viewers are told who is on two
+      if (((rules.consecutive_fouls || {})[rules.turn] || 0) >= 2) {
+        parts.push(`${Tenball.playerName(match, rules.turn)} on two fouls`);
+      }
     }
     if (!match.rack_over && declared.call && declared.call.ball) {
       const item = document.createElement("span");

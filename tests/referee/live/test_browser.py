@@ -307,3 +307,33 @@ def test_overlay_shows_the_race_and_who_won_the_match(tmp_path: Path, browser: B
     assert over == "Alice wins the match 2–0"
     assert rack == "rack 2 · race to 2"
     assert score == ["2", "0"]
+
+
+def test_overlay_says_who_is_on_two_fouls(tmp_path: Path, browser: Browser) -> None:
+    """A third foul in a row loses the rack: when Alice comes to the table on two fouls, the
+    line under the scoreboard says so, beside her two foul marks."""
+    settings = LiveSettings(source="none", db=tmp_path / "live.sqlite3")
+    scratch = {"first_object_ball_contacted": 1, "cushion_after_first_contact": ["cue"],
+               "cue_ball_pocketed": True}  # fmt: skip
+    miss = {"first_object_ball_contacted": 1, "cushion_after_first_contact": [1]}
+    steps = [
+        ("/api/match", {"players": {"A": "Alice", "B": "Bob"}, "breaker": "A"}),
+        ("/api/shot", {"facts": {"first_object_ball_contacted": 1,
+                                 "object_balls_to_cushion_on_break": 4,
+                                 "pocketed": [{"ball": 3, "pocket": "foot_left"}]}}),
+        ("/api/shot", {"facts": scratch}), ("/api/shot", {"facts": scratch}),  # A, then B
+        ("/api/shot", {"facts": scratch}), ("/api/warning", {"player": "A"}),  # A's second
+        ("/api/shot", {"facts": miss}),  # Bob misses: Alice to play, on two fouls
+    ]  # fmt: skip
+    with serve(settings) as server:
+        browser.navigate(f"{server.url}/overlay")
+        for path, body in steps:
+            response = httpx.post(f"{server.url}{path}", json=body, headers=server.auth())
+            assert response.is_success, response.text
+        browser.wait_for(f"{STATUS}.includes('two fouls')", what="the two-foul line")
+        status = browser.evaluate(STATUS)
+        marks = browser.evaluate("document.querySelectorAll('#player-A .fouls i').length")
+        warned = browser.evaluate("document.getElementById('player-A').classList"
+                                  ".contains('is-warned')")  # fmt: skip
+    assert status == "on 1Alice on two fouls"
+    assert marks == 2 and warned
