@@ -9,7 +9,7 @@ that changes the decision) is flagged for review, with the reasons, never presen
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from referee.declarations import DeclarationLog, ShotDeclarations, assume_call
 from referee.pipeline_doubt import decision_differs, doubts, lost_ball_doubts
@@ -146,6 +146,22 @@ def _break_counted(shot: ShotInput, is_break: bool) -> dict[str, Any]:
     return {**shot.facts, "object_balls_to_cushion_on_break": len(balls)}
 
 
+class DeclarationSource(Protocol):
+    """Where the call stage reads what was declared for each shot: a declarations file
+    (`DeclarationLog`) or the live service's match (`referee.live.shadow`)."""
+
+    @property
+    def known(self) -> bool:
+        """Whether this is the whole record (nothing is assumed) or nothing was given."""
+        ...
+
+    def for_shot(
+        self, shot: int, strike_time_s: float, previous_strike_time_s: float | None
+    ) -> ShotDeclarations:
+        """The declarations of shot `shot` (1-based), struck at `strike_time_s`."""
+        ...
+
+
 class CallStage:
     """Judges shots in order, carrying the game state over shots and racks.
 
@@ -157,13 +173,22 @@ class CallStage:
     def __init__(
         self, declarations: DeclarationLog | None = None, config: CallConfig | None = None
     ) -> None:
-        self.declarations = declarations or DeclarationLog()
+        log = declarations or DeclarationLog()
+        self.declarations: DeclarationSource = log
         self.config = config or CallConfig()
-        self.state = GameState.new_rack(Player(self.declarations.breaker))
+        self.state = GameState.new_rack(Player(log.breaker))
         self.rack = 1
         self._shots = 0
         self._previous_strike_s: float | None = None
         self._pending_choice: str | None = None
+
+    def follow(self, state: GameState, declarations: DeclarationSource, rack: int) -> None:
+        """Judge the next shots from a game kept elsewhere (the live service's match, with
+        the operator's calls, options, undos and corrections): its state, what was declared
+        for the next shot, and its rack number."""
+        self.state = state
+        self.declarations = declarations
+        self.rack = rack
 
     def judge(self, shot: ShotInput) -> ShotResult:
         """The call of the next shot."""

@@ -75,9 +75,7 @@ class ShadowSync:
         if snapshot is None or calls is None or snapshot[0] == self._applied:
             return False
         version, state, declared, rack = snapshot
-        calls.state = state
-        calls.declarations = _MatchDeclarations(declared)
-        calls.rack = rack
+        calls.follow(state, _MatchDeclarations(declared), rack)
         self._applied = version
         return True
 
