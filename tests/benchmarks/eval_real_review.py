@@ -136,11 +136,16 @@ def write_calibration(label: dict[str, Any], video: Path, path: Path) -> None:
 
 
 def review(
-    clip: str, label: dict[str, Any], out: Path, mode: str, tree: Path = REPO, reuse: bool = False
+    clip: str,
+    label: dict[str, Any],
+    out: Path,
+    mode: str,
+    how: tuple[Path, bool, Path | None] = (REPO, False, None),
 ) -> Path:
-    """Run `tenball review` of the source tree ``tree`` on a clip (``mode`` "found" or
-    "given"); returns its folder. With `reuse`, a folder already holding a finished review
-    is scored again as it is."""
+    """Run `tenball review` on a clip (``mode`` "found" or "given"); returns its folder.
+    ``how`` is the source tree to review with, whether a folder already holding a finished
+    review is scored again as it is (reuse), and a pipeline settings file (TOML) or None."""
+    tree, reuse, config = how
     video = FOOTAGE / clip
     run = out / mode / Path(clip).stem
     if reuse and (run / "shots.jsonl").exists() and (run / "calibration.json").exists():
@@ -149,6 +154,8 @@ def review(
     entry = "import sys; from referee.cli import main; sys.exit(main(sys.argv[1:]))"
     command = [sys.executable, "-c", entry, "review", str(video)]
     command += ["--out", str(run), "--no-progress"]
+    if config is not None:
+        command += ["--config", str(config)]
     if mode == "given":
         calibration = out / mode / f"{Path(clip).stem}.calibration.json"
         write_calibration(label, video, calibration)
@@ -285,15 +292,16 @@ def _score_positions(
 
 
 def _labelled_positions(label: dict[str, Any]) -> dict[int, list[tuple[str, tuple[float, float]]]]:
-    """Labelled balls by frame: ("cue" or "object", (u, v)); the televised clips' from the
-    data set's boxes (class 1 the cue ball)."""
-    if "positions" in label:
-        return {
-            int(frame): [(name, (float(p[0]), float(p[1]))) for name, p in balls.items()]
-            for frame, balls in label["positions"].items()
-        }
-    out = {}
-    for frame, name in label["boxes"].items():
+    """Labelled balls by frame: ("cue" or "object", (u, v)), from our ``positions`` and,
+    on the televised clips, from the data set's boxes (class 1 the cue ball)."""
+    out = {
+        int(frame): [
+            ("cue" if name == "cue" else "object", (float(p[0]), float(p[1])))
+            for name, p in balls.items()
+        ]
+        for frame, balls in label.get("positions", {}).items()
+    }
+    for frame, name in label.get("boxes", {}).items():
         clip_dir = (FOOTAGE / label["path"]).parent
         rows = np.loadtxt(clip_dir / "bounding_boxes" / f"{name}_bbox.txt", ndmin=2)
         centres = rows[:, 0:2] + rows[:, 2:4] / 2.0 - 0.5
@@ -310,9 +318,11 @@ def evaluate(
     modes: tuple[str, ...] = MODES,
     tree: Path = REPO,
     reuse: bool = False,
+    config: Path | None = None,
 ) -> dict[str, ClipScore]:
-    """Review (by the source tree ``tree``) and score every labelled clip whose path
-    contains ``only``; scores by "MODE CLIP" and "MODE all"."""
+    """Review (by the source tree ``tree``, with the pipeline settings file ``config``) and
+    score every labelled clip whose path contains ``only``; scores by "MODE CLIP" and
+    "MODE all"."""
     import cv2
 
     scores: dict[str, ClipScore] = {}
@@ -323,7 +333,7 @@ def evaluate(
         fps = float(capture.get(cv2.CAP_PROP_FPS))
         capture.release()
         for mode in modes:
-            run = review(clip, label, out, mode, tree, reuse)
+            run = review(clip, label, out, mode, (tree, reuse, config))
             score = score_run(label, run, fps)
             scores[f"{mode} {Path(clip).stem}"] = score
             scores.setdefault(f"{mode} all", ClipScore()).add(score)
@@ -339,12 +349,14 @@ def main() -> int:
     parser.add_argument(
         "--reuse", action="store_true", help="score the reviews already in --out again"
     )
+    parser.add_argument("--config", type=Path, help="pipeline settings (TOML) for every review")
     args = parser.parse_args()
     if not FOOTAGE.is_dir():
         print(f"no real footage at {FOOTAGE}", file=sys.stderr)
         return 1
     modes = (args.mode,) if args.mode else MODES
-    scores = evaluate(args.out, args.clips, modes, args.tree.resolve(), args.reuse)
+    config = args.config.resolve() if args.config else None
+    scores = evaluate(args.out, args.clips, modes, args.tree.resolve(), args.reuse, config)
     print(f"{'run':<44} strokes contact pots  ball-frames recall  false rows/complete frames")
     for name, score in sorted(scores.items()):
         print(score.row(name))
