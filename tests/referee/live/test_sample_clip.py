@@ -1,6 +1,8 @@
 """The live service on a rendered clip of sample_videos/, played at its own frame rate through
 the real pipeline (tracker, events, shots; detections from the clip's truth so that any
-machine keeps up): the call viewers receive is the clip's true call."""
+machine keeps up): the call viewers receive is the clip's true call, or, when the machine was
+so loaded that too few of the shot's frames were analysed, a call flagged for the operator to
+check."""
 
 from __future__ import annotations
 
@@ -49,8 +51,15 @@ def test_first_call_of_a_sample_clip_matches_its_truth(tmp_path: Path) -> None:
             call, seen = receive_until(ws, "call", timeout_s=duration_s)
         health = httpx.get(f"{server.url}/api/health").json()
     expected = truth["call"]
-    for key in ("foul", "fouls", "next_shooter", "remain_pocketed", "rack_winner"):
-        assert call["result"][key] == expected[key], key
+    coverage = call.get("coverage") or {}
+    seen_share = coverage.get("frames_seen", 1) / max(coverage.get("frames_in_shot", 1), 1)
+    if seen_share >= settings.review_below_coverage:
+        for key in ("foul", "fouls", "next_shooter", "remain_pocketed", "rack_winner"):
+            assert call["result"][key] == expected[key], key
+    else:
+        # A machine too loaded to keep up (frames dropped, contacts guessed) may call wrong,
+        # but never silently: the call must tell the operator to check it.
+        assert any("frames were analysed" in r for r in call["review_reasons"]), call
     assert any(m["type"] == "event" and m["kind"] == "strike" for m in seen)
     assert any(m["type"] == "balls" and len(m["balls"]) == 11 for m in seen)
     # frames the capture dropped depend on the machine's load (bench_live.py and
