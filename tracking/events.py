@@ -31,6 +31,7 @@ from tracking.history import FloatArray, PositionHistory, WindowFits, fit_lines
 from tracking.kinks import Kink
 from tracking.kisses import KissBook
 from tracking.lost import LossBook
+from tracking.restrikes import CueGap, CueRestrike
 from tracking.shot_end import ShotEnd
 from tracking.status_masks import status_is
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
@@ -60,7 +61,7 @@ def _median(values: list[float]) -> float:
     return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2.0
 
 
-class EventDetector(ShotEnd):
+class EventDetector(ShotEnd, CueRestrike):
     """Infer physical events from consecutive `TrackSet`s of one camera.
 
     Args:
@@ -110,6 +111,9 @@ class EventDetector(ShotEnd):
         self._losses = LossBook()
         self._vanish_contacts: list[tuple[int, int, int, float, float]] = []
         self._kisses = KissBook(table.ball_diameter_mm)
+        self._cue_gap: CueGap | None = None
+        self._cue_sighting: tuple[float, FloatArray, FloatArray, list[tuple[float, float]]] | None
+        self._cue_sighting = None
 
     @property
     def in_shot(self) -> bool:
@@ -126,6 +130,8 @@ class EventDetector(ShotEnd):
         events += self._motion(trackset)
         events += self._soft_kisses()
         events += self._resolve_starts()
+        struck = any(e.kind == EventKind.STRIKE for e in events)
+        events += self._watch_cue_gap(trackset.time_s, self._latest_xy(), struck)
         events += self._analyse_kinks()
         events += self._struck_into_rails(events) + self._bounces_across_gaps()
         events += self._watch_losses(trackset)
@@ -156,6 +162,13 @@ class EventDetector(ShotEnd):
         return sorted(events, key=lambda e: (e.time_s, e.kind != EventKind.STRIKE, e.kind))
 
     # ----------------------------------------------------------------- bookkeeping
+    def _latest_xy(self) -> FloatArray:
+        """(11, 2) mm: this frame's sightings, NaN where a ball was not seen."""
+        latest: FloatArray = self._history.window(self._history.count - 1, self._history.count)[2][
+            0
+        ]
+        return latest
+
     def _clock(self, time_s: float) -> None:
         if self._last_time is not None and time_s > self._last_time:
             step = time_s - self._last_time
