@@ -158,17 +158,25 @@ class LightFit:
         if self.balls == 0:
             return palette_lab
         rows = _design(palette_lab[1:])
+        out = palette_lab.copy()
+        out[1:] = (rows @ self.parameters(palette_lab, prior_balls)).reshape(-1, 3)
+        return out
+
+    def parameters(
+        self, palette_lab: NDArray[np.float32], prior_balls: float
+    ) -> NDArray[np.float64]:
+        """(5,) the fitted map (lightness gain and offset, chroma gain, a and b offsets) for
+        an (11, 3) palette, with `mapped`'s prior; the identity map when nothing is known."""
+        rows = _design(palette_lab[1:])
         weight = prior_balls / len(rows) * 3.0
         normal = self.normal + weight * rows.T @ rows
         target = self.target + weight * rows.T @ (rows @ _IDENTITY_MAP)
         try:
             theta = np.linalg.solve(normal, target)
         except np.linalg.LinAlgError:
-            return palette_lab
-        theta = np.clip(theta, *_LIMITS)
-        out = palette_lab.copy()
-        out[1:] = (rows @ theta).reshape(-1, 3)
-        return out
+            return _IDENTITY_MAP.copy()
+        result: NDArray[np.float64] = np.clip(theta, *_LIMITS)
+        return result
 
 
 def sure_balls(

@@ -9,6 +9,8 @@ then the Hungarian assignment on -log p decides each ball's label).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -173,6 +175,7 @@ class Identifier:
         self._seen: tuple[int, list[Palette]] = (0, self.palettes)
         self._learned_from = b""
         self._union: tuple[NDArray[np.float32], NDArray[np.int64]] | None = None
+        self._scoring = self.config
 
     def features(
         self,
@@ -267,23 +270,35 @@ class Identifier:
         if self._seen[0] != self.light.balls:
             seen = [Palette(p.name, self.light.mapped(p.lab, prior)) for p in self.palettes]
             self._seen, self._union = (self.light.balls, seen), None
+            self._scoring = self._scoring_config()
         return self._seen[1]
+
+    def _scoring_config(self) -> IdentifierConfig:
+        """The config balls are scored with: with the light learned, colour distances count
+        as much as the palette's own would (`IdentifierConfig.light_scales_sigma`)."""
+        config = self.config
+        if not config.light_scales_sigma or self.light.balls == 0:
+            return config
+        chroma_gain = self.light.parameters(self.palettes[0].lab, config.light_prior_balls)[2]
+        sigma = config.colour_sigma * float(np.clip(chroma_gain, 0.5, 1.0))
+        return replace(config, colour_sigma=sigma)
 
     def _scores(self, features: NDArray[np.float32]) -> list[NDArray[np.float64]]:
         """(N, 11) class scores under each palette; the rim-mixed colour costs are worked
         out once for the colours of all palettes (sets share most of them)."""
         palettes = self.seen_palettes()
-        if len(palettes) == 1 or features.shape[1] != len(FEATURES) or self.config.rim_mix_px <= 0:
-            return [class_scores(features, p, self.config) for p in palettes]
+        config = self._scoring
+        if len(palettes) == 1 or features.shape[1] != len(FEATURES) or config.rim_mix_px <= 0:
+            return [class_scores(features, p, config) for p in palettes]
         if self._union is None:
             colours, index = np.unique(
                 np.vstack([p.lab for p in palettes]), axis=0, return_inverse=True
             )
             self._union = (colours, np.asarray(index).reshape(len(palettes), -1))
         colours, parts = self._union
-        rim = rim_mixed_cost(features, colours, self.config)
+        rim = rim_mixed_cost(features, colours, config)
         return [
-            class_scores(features, p, self.config, rim[:, part])
+            class_scores(features, p, config, rim[:, part])
             for p, part in zip(palettes, parts, strict=True)
         ]
 

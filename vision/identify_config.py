@@ -125,6 +125,8 @@ class IdentifierConfig:
         light_prior_balls: learn the table's light from the balls the clip names surely
             (`vision.adapt.LightFit`): how many sure balls the palette as it is counts for;
             raising it needs more sure balls to move the palette. inf (the default): off.
+            Its live losses below were the learned map's duller colours weakening the
+            evidence between balls, not misnamed detections: see `light_scales_sigma`.
             Rendered clips are seen duller than the palettes (learned chroma gains 0.66 to
             0.91, lightness gains 0.70 to 0.93 on six fresh clips). Detection level (real
             detector, truth-matched balls, `tests/benchmarks/eval_identify.py`, every
@@ -162,6 +164,28 @@ class IdentifierConfig:
         light_max_balls: sure balls after which the light is kept as learned (it is the
             table's, and learning costs a frame about a millisecond): the rack and the
             first seconds of play teach it. Raising it keeps learning longer.
+        light_scales_sigma: with the light learned, divide colour distances by its chroma
+            gain (`colour_sigma` times the gain, at least half): a dull table's map brings
+            the palette's colours closer together (chroma gain 0.66 on a blue-cloth corner
+            clip), which halved what a frame said between its 2 and 4, so the tracker's
+            evidence against a swap at the break stayed under its margin (that clip's 4
+            kept the 2's number 497 frames, not 204, with `light_prior_balls` 50; 0.962 ->
+            0.781 identity and a call lost with 10). Scaled, a dull table's balls are told
+            apart as surely as a bright one's, and more of them are sure enough to teach
+            the light. False: the learned colours only. True by default; it acts only
+            while `light_prior_balls` is finite. Live (review, real detector, at 1075021,
+            light off -> `light_prior_balls` 10 with this): 13 pool clips (corner,
+            broadcast, top; both sets; all cloths; 30-60 fps; light 0.8-1.2) calls 18/28 ->
+            21/28, mean identity 0.976 -> 0.986, switches 219 -> 198 (blue-cloth corner
+            0.962 -> 0.983; a corner blue 50 fps clip 0/2 -> 2/2, 0.923 -> 0.992; a red
+            corner TV clip 1/2 -> 2/2 but 0.963 -> 0.948, its 7 and 8 swapping later;
+            a red corner clip 0.990 -> 0.987, switches 11 -> 30 in the breaking cluster);
+            sample clips 22/26 against 26/26: broadcast_pushout_others 4/4 -> 0/4 (its
+            racked 8, tinted by the purple 4 beside it, read as the 4 once the map brings
+            the 4 toward it: the break's pocketed 8 is missed), corner_lip_stay switches
+            16 -> 22, the other seven equal or better. With `chromatic_share` 0.35 as
+            well pushout is 4/4 again and lip_stay's switches 16, but a green corner
+            clip's break 2/2 -> 0/2 (the break's first contact read as the 6).
     """
 
     palette: str = "auto"
@@ -189,6 +213,7 @@ class IdentifierConfig:
     light_sure_nats: float = 6.0
     light_max_balls: int = 3000
     chromatic_share: float = 0.08
+    light_scales_sigma: bool = True
 
     def __post_init__(self) -> None:
         if not self.palette_lights or not all(0.0 < x <= 1.0 for x in self.palette_lights):

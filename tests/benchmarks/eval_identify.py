@@ -35,6 +35,16 @@ these clips (0.806 -> 0.856, 0.969 -> 0.988) but costs fresh f2_broadcast 0.972 
 four cloths, both sets, light 0.8-1.2; every 10th frame) 0.9609 and the samples (every 12th)
 0.9869 at 58e4a90; the table's light learned (``light_prior_balls=10``) 0.9783 and 0.9885;
 with ``chromatic_share=0.35`` too 0.9795 and 0.9896 (`vision.identify_config`).
+
+2026-12-01 (1075021), the same six (every 10th) and seven more pool clips not tuned on
+(identity_b2/b3/b4, identity_c1_corner_tv_blue, identity_c2, assoc_corner720_blue_50,
+contacts_c8_cor50): off 0.9609 / 0.9766; ``light_prior_balls=10`` 0.9783 / 0.9846 (every
+clip equal or better); with ``light_scales_sigma=True`` 0.9785 / 0.9821 (a blue broadcast
+clip's band-up 9, its 1 pocketed, named the 1 on 21 frames, not 6; the tracker knows the 1
+is gone). The scaling is for the tracker, not these numbers: on a blue-cloth corner clip
+(identity12_c3) a 4's mean log-odds against the 2 after the break (probabilities clipped at
+0.01) fell from 2.1 to 0.7 with the light learned and came back to 1.4 scaled, and that
+clip's live identity went 0.962 -> 0.781 (light alone, a call lost) or 0.983 (scaled).
 """
 
 from __future__ import annotations

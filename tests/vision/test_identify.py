@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -317,3 +318,24 @@ def test_a_dull_tables_light_is_learned_from_a_full_frame(prior: float) -> None:
     named = [identifier.identify(_dull_set_pixels(few, 10 + s)).argmax(axis=1) for s in range(8)]
     right = float(np.mean([np.array_equal(n, few) for n in named]))
     assert right == 1.0 if np.isfinite(prior) else right < 0.5
+
+
+@pytest.mark.parametrize("scaled", [False, True], ids=["plain", "scaled"])
+def test_a_dull_tables_balls_are_told_apart_as_surely_as_a_bright_ones(scaled: bool) -> None:
+    """A learned dull light brings the 2 and the 4 closer together; with
+    `light_scales_sigma` a colour distance counts as the palette's own would, so the tracker
+    gets as much evidence between them as on a table lit as the palette (a corner view's 4
+    that took the 2's number at the break kept it 497 frames, not 204, with the evidence
+    halved)."""
+
+    def odds(identifier: Identifier, pixels: list[np.ndarray]) -> float:
+        prob = identifier.independent(identifier.features(pixels))[1]  # (the cue ball first)
+        return float(np.log(prob[2] / prob[4]))
+
+    config = IdentifierConfig(palette="standard", light_prior_balls=10.0)
+    bright = odds(Identifier(config), [ball_pixels(b, "standard", 0.05, b) for b in (0, 2)])
+    identifier = Identifier(replace(config, light_scales_sigma=scaled))
+    for seed in range(30):
+        identifier.identify(_dull_set_pixels(list(range(NUM_CLASSES)), seed))
+    dull = odds(identifier, _dull_set_pixels([0, 2], 20))
+    assert (dull > 0.6 * bright) if scaled else (dull < 0.6 * bright)
