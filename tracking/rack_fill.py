@@ -55,7 +55,15 @@ class RackFillConfig:
             angled views (corner_lip_stay 0.971 -> 0.993, corner_offtable 0.971 -> 0.998,
             broadcast 0.974-0.984 -> 0.991-0.998), identity up or equal but on
             broadcast_nudge 1.000 -> 0.988 (switches 0 -> 8: two racked balls' names
-            exchanged before the break), which its e2e baseline does not allow.
+            exchanged before the break), which its e2e baseline does not allow. At 751ae04
+            (a struck rack's pixels end the fill), off -> on: seven pool clips (five corner,
+            a top, a broadcast) 9/15 -> 11/15 calls (corner 9 ft 1600x900 60 fps 0/2 -> 2/2,
+            the rest the same), racked balls tracked before the break 40 -> 68 of 70 (named
+            right 32 -> 59), recall up on all seven (0.863-0.973 -> 0.939-0.998), identity
+            up on two corner clips (0.925 -> 0.974, 0.990 -> 0.999), down 0.006-0.007 on
+            three; samples 26/26 both, broadcast_nudge identity still 1.000 -> 0.988 (the
+            filled 10 lets the one-ball-per-class assignment lift weak wrong readings of the
+            4 and the 7, 0.37-0.49, into tracks that off never start).
         min_found: fewest detections standing on rack places to locate the rack.
         min_shown: fewest places showing enough of themselves (`shown_fraction`) to judge
             whether a rack stands.
