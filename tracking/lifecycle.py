@@ -267,10 +267,12 @@ def reidentify_need(
     jumpable: NDArray[np.bool_],
 ) -> float:
     """Class probability needed to find a lost ball ``moved_mm`` from where it was last
-    seen: a ball that can have been struck (``jumpable``, (11,)), or one no further than a
-    hand could have pushed it, needs ``reidentify_min_probability``; a resting ball nothing
-    touched is otherwise still where it was hidden, until it has been unseen for
-    ``rest_reidentify_after_s`` (moved by hand), and then needs a respawn's certainty.
+    seen: a ball that can have been struck (``jumpable``, (11,); with
+    ``reidentify_within_reach``, only within what the top ball speed reaches since then),
+    or one no further than a hand could have pushed it, needs
+    ``reidentify_min_probability``; a resting ball nothing touched is otherwise still where
+    it was hidden, until it has been unseen for ``rest_reidentify_after_s`` (moved by hand),
+    and then needs a respawn's certainty.
 
     Args:
         state: the tracks.
@@ -288,6 +290,11 @@ def reidentify_need(
         min(config.max_disturbed_speed_mm_s * unseen_s, config.max_disturbed_distance_mm)
         + config.association.gate_min_mm
     )
+    if jumpable[ball] and config.reidentify_within_reach:
+        # Struck, it rolled at most at the top speed since it was last seen: a look-alike
+        # further off is another ball (a fast ball lost for a few frames, found on another).
+        reach_mm = config.max_ball_speed_mm_s * unseen_s + config.association.gate_min_mm
+        return config.reidentify_min_probability if moved_mm <= reach_mm else float(np.inf)
     if jumpable[ball] or moved_mm <= pushed_mm:
         return config.reidentify_min_probability
     if unseen_s >= config.rest_reidentify_after_s:
