@@ -4,7 +4,9 @@ The detector searches windows around the tracked balls (cheap), and the whole ta
 60 ms) every so often, and more often while a ball that may be moving is lost. `SearchPlan`
 holds what that choice needs from frame to frame: it follows each frame's tracks and, for
 the next frame, answers the hint (the windows' centres, or None for the whole table) and the
-reach windows of an unseen cue ball. The options are `PipelineConfig`'s.
+reach windows searched besides: round an unseen cue ball, where each fast ball will be, and
+down the corridor a struck resting ball is sent (`referee.pipeline_lead`). The options are
+`PipelineConfig`'s.
 """
 
 from __future__ import annotations
@@ -16,6 +18,13 @@ from numpy.typing import NDArray
 
 from calibration.camera import BALL_CENTRE_HEIGHT_MM
 from calibration.io import Calibration
+from referee.pipeline_lead import (
+    KNOCK_CORRIDOR_S,
+    Knocks,
+    knock_corridor,
+    knocked_balls,
+    lead_centres,
+)
 from referee.pipeline_search import (
     Reach,
     cue_in_hand,
@@ -51,9 +60,13 @@ class SearchPlan:
         self._periodic_slot = -1
         self._last_time_s: float | None = None
         self._seen_s: dict[int, float] = {}
+        self._knocked: dict[int, tuple[float, NDArray[np.float64], NDArray[np.float64], float]] = {}
+        """Balls a moving ball reached lately: when first, rest spot (2,) mm, line of centres
+        (2,), the striker's speed mm/s (`_corridor`)."""
         self.reach_px = np.zeros((0, 2))
-        """(R, 2) pixels whose windows the detector also searches this frame (unseen balls
-        that may be moving, `PipelineConfig.reach_speed_mm_s`)."""
+        """(R, 2) pixels whose windows the detector also searches this frame: unseen balls
+        that may be moving (`PipelineConfig.reach_speed_mm_s`), struck balls' corridors and
+        fast balls' next places (`referee.pipeline_lead`)."""
         self.full_searches = 0
         """How many frames the detector searched the whole table (the expensive search)."""
 
@@ -82,7 +95,13 @@ class SearchPlan:
         """Take one frame's tracks (pixels filled): where to look on the next frame."""
         step_s = tracks.time_s - self._last_time_s if self._last_time_s is not None else 0.0
         self._hint = self._hints(tracks)
-        self.reach_px = self._reach(tracks, step_s)
+        self.reach_px = np.vstack(
+            [
+                self._reach(tracks, step_s),
+                self._corridor(tracks, step_s),
+                self._ahead(tracks, step_s),
+            ]
+        )
         self._moving_ball_lost = (
             cue_in_hand(tracks)
             or moving_ball_lost(
@@ -169,6 +188,71 @@ class SearchPlan:
         if len(centres) == 0:
             return np.zeros((0, 2))
         return self.calibration.camera.project(centres, BALL_CENTRE_HEIGHT_MM)
+
+    def _corridor(self, tracks: TrackSet, step_s: float) -> NDArray[np.float64]:
+        """(C, 2) pixels whose windows the detector also searches next frame: along the
+        corridor down which each resting ball a moving ball reached lately would be sent
+        (`referee.pipeline_lead.knocked_balls`), until its own track sees it move or
+        `KNOCK_CORRIDOR_S` has passed since it was first reached."""
+        if KNOCK_CORRIDOR_S <= 0.0 or step_s <= 0.0:
+            self._knocked.clear()
+            return np.zeros((0, 2))
+        self._remember_knocks(tracks, step_s)
+        if not self._knocked:
+            return np.zeros((0, 2))
+        balls = np.array(list(self._knocked), np.int64)
+        rows = list(self._knocked.values())
+        knocks = Knocks(
+            balls,
+            np.array([row[1] for row in rows]),
+            np.array([row[2] for row in rows]),
+            np.array([row[3] for row in rows]),
+        )
+        elapsed = np.array([tracks.time_s - row[0] + 2.0 * step_s for row in rows])
+        others = in_play(tracks) & ~np.isin(tracks.ball, balls)
+        table = self.calibration.table
+        window = self._window_radii()
+        centres = knock_corridor(knocks, elapsed, table, window, tracks.xy_mm[others])
+        if len(centres) == 0:
+            return np.zeros((0, 2))
+        return self.calibration.camera.project(centres, BALL_CENTRE_HEIGHT_MM)
+
+    def _remember_knocks(self, tracks: TrackSet, step_s: float) -> None:
+        """Add the balls a moving ball reaches this frame (their line of centres and the
+        striker's speed refreshed, the time first reached kept); forget those whose track
+        follows them moving, out of play, or reached too long ago."""
+        min_speed = self.config.lost_ball_speed_mm_s
+        now = tracks.time_s
+        fresh = knocked_balls(tracks, step_s, min_speed, self.calibration.table)
+        for row, ball in enumerate(fresh.ball.tolist()):
+            first = self._knocked.get(ball, (now,))[0]
+            self._knocked[ball] = (
+                first,
+                fresh.xy_mm[row],
+                fresh.direction[row],
+                float(fresh.speed_mm_s[row]),
+            )
+        speed = np.hypot(tracks.velocity_mm_s[:, 0], tracks.velocity_mm_s[:, 1])
+        seen_moving = status_is(tracks.status, TrackStatus.ON_TABLE) & (speed > min_speed)
+        waiting = set(tracks.ball[in_play(tracks) & ~seen_moving].tolist())
+        for ball in list(self._knocked):
+            if ball not in waiting or now - self._knocked[ball][0] > KNOCK_CORRIDOR_S + 1e-9:
+                del self._knocked[ball]
+
+    def _ahead(self, tracks: TrackSet, step_s: float) -> NDArray[np.float64]:
+        """(F, 2) pixels where each fast ball will be next frame
+        (`referee.pipeline_lead.lead_centres`)."""
+        table = self.calibration.table
+        ahead = lead_centres(tracks, step_s, table, self._window_radii())
+        if len(ahead) == 0:
+            return np.zeros((0, 2))
+        return self.calibration.camera.project(ahead, BALL_CENTRE_HEIGHT_MM)
+
+    def _window_radii(self) -> float:
+        """Half-size of a search window, ball radii (`DetectorConfig.hint_window_radii`)."""
+        from vision.detector_config import DetectorConfig
+
+        return (self.config.detector or DetectorConfig()).hint_window_radii
 
     def _periodic_due(self, frame: Frame) -> bool:
         """Whether the regular whole-table search falls on this frame: every
