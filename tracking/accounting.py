@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from calibration.table import TableSpec
 from tracking.event_config import EventConfig
-from tracking.geometry import POCKETS
+from tracking.geometry import POCKETS, segment_point_distance_mm
 from tracking.jaws import hole_gap_mm
 from tracking.lost import Fate, Loss, cushion_ahead, fate
 from tracking.types import EventKind
@@ -73,8 +73,33 @@ def reachable_pockets(table: TableSpec, loss: Loss, config: EventConfig) -> list
     return sorted(out)
 
 
+def deflectable(
+    table: TableSpec, loss: Loss, config: EventConfig, others_mm: FloatArray | None
+) -> bool:
+    """Whether another ball can have turned ``loss``'s ball off its straight path toward a
+    pocket that path does not reach: one of ``others_mm`` ((K, 2) where other balls were,
+    NaN rows ignored) lies within touching reach (a diameter and
+    `EventConfig.ball_contact_tolerance_mm`) of where it can have rolled on the bed
+    (`rest_segment`). True when the others are unknown (None), or the ball was lost at
+    rest or hit (its way is a guess)."""
+    speed = float(np.linalg.norm(loss.velocity_mm_s))
+    if others_mm is None or loss.struck_by is not None or speed < config.start_min_speed_mm_s:
+        return True
+    others = np.asarray(others_mm, dtype=np.float64).reshape(-1, 2)
+    seen = others[np.isfinite(others[:, 0])]
+    if not len(seen):
+        return False
+    start, end = rest_segment(table, loss, config)
+    reach = table.ball_diameter_mm + config.ball_contact_tolerance_mm
+    return bool(np.any(segment_point_distance_mm(start[None], end[None], seen) <= reach))
+
+
 def gone_fate(
-    table: TableSpec, loss: Loss, config: EventConfig, trust_path: bool = True
+    table: TableSpec,
+    loss: Loss,
+    config: EventConfig,
+    trust_path: bool = True,
+    others_mm: FloatArray | None = None,
 ) -> Fate | None:
     """Where a ball lost in a shot and gone from the table at its end most likely went.
 
@@ -85,6 +110,12 @@ def gone_fate(
         trust_path: False when another ball was seen where the lost one would have been
             (`tracking.lost.taken_over`): its last sightings may have been that ball, so its
             path says nothing; only where it was seen counts.
+        others_mm: (K, 2) where the other balls were (NaN: none), or None (unknown). A
+            ball lost rolling whose straight path meets no pocket, no cushion it can leave
+            over and no other ball (`deflectable`) went where that path took it: it is on
+            the table, hidden, not in the nearest pocket (a ball lost rolling at 0.3 m/s
+            into a cushion 160 mm ahead, with nothing near its way, was put in a corner
+            pocket 330 mm off that way).
 
     Returns:
         The pocket or cushion its straight path reaches (other balls ignored), else the
@@ -105,6 +136,8 @@ def gone_fate(
         over = over_near_cushion(table, loss, config)
         if over is not None:
             return over
+        if not deflectable(table, loss, config, others_mm):
+            return None
     reachable = reachable_pockets(table, loss, config)
     if not reachable:
         return None

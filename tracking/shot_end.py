@@ -61,8 +61,11 @@ class ShotEnd(KinkExplainer):
             return []
         latest = self._history.window(self._history.count - 1, self._history.count)[2][0]
         hidden = ~np.isfinite(latest[:, 0])
-        # A ball hidden while moving keeps the shot open until the tracker gives it up.
-        given_up = hidden & ~np.any(self._velocity != 0.0, axis=1)
+        # A ball hidden while moving keeps the shot open until the tracker gives it up, or
+        # while it coasts no slower than a ball at rest creeps: a track held on a stray
+        # sighting coasts on at a few mm/s, and must not hold the shot open for ever.
+        speed_sq = np.einsum("bi,bi->b", self._velocity, self._velocity)
+        given_up = hidden & (speed_sq < self.config.rest_speed_mm_s**2)
         busy = bool((self._moving & self._alive & ~given_up).any() or self._pending_starts)
         if busy or self._hidden_rolling(trackset.time_s):
             self._quiet_since = None

@@ -58,6 +58,7 @@ class VanishWatcher(DropExplainer):
     _last_frame: int
     _vanish_contacts: list[tuple[int, int, int, float, float]]
     _velocity: FloatArray
+    _anchor_at_strike: FloatArray
 
     def _watch_losses(self, trackset: TrackSet) -> list[Event]:
         """Note the balls lost on this frame; report the contacts due that vanishing showed."""
@@ -348,7 +349,10 @@ class VanishWatcher(DropExplainer):
             return None
         if self._covered(loss) or self._too_slow_to_go(loss):
             return None
-        return gone_fate(self.table, loss, self.config, trust_path=not loss.taken_over)
+        # A ball it hit has moved on: where each rested at the strike, was seen last, is now.
+        spots = np.concatenate([self._anchor_at_strike, self._seen_xy, self._positions()])
+        spots[ball :: len(self._alive)] = np.nan
+        return gone_fate(self.table, loss, self.config, not loss.taken_over, spots)
 
     def _too_slow_to_go(self, loss: Loss) -> bool:
         """Whether a ball lost at rest, known only to have had a ball come near it
