@@ -63,6 +63,7 @@ sys.path.insert(0, str(ROOT))
 
 import vision.detector as detector_module  # noqa: E402
 import vision.find as find_module  # noqa: E402
+import vision.region as region_module  # noqa: E402
 from calibration.io import load_calibration  # noqa: E402
 from referee.review.session import ReviewOptions  # noqa: E402
 from referee.review.start import open_review  # noqa: E402
@@ -160,7 +161,7 @@ def _instrument(timer: PartTimer, detector: Any) -> None:
         timer.wrap(cls, name, label)
     timer.wrap(detector.identifier, "features", "  identify.features")
     timer.wrap(detector.identifier, "probabilities", "    identify.probabilities")
-    timer.wrap(detector_module, "distance_and_shade", "    cloth.distance_and_shade")
+    timer.wrap(region_module, "distance_and_shade", "    cloth.distance_and_shade")
     # Inside find_balls (all its passes), by the owners' functions: what to make faster.
     for name in (
         "_candidates",
