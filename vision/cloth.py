@@ -160,7 +160,10 @@ class ClothModel:
             overhead test split recall 0.660 -> 0.688, precision 0.954 either way; five
             rendered clips' reviews identical. None: nothing known.
         holes: (H, W) bool, pocket holes seen in the learning frame (`_dark_holes`), which
-            `with_static_edges` takes as background wherever they reach. None: nothing known.
+            `with_static_edges` takes as background wherever they reach, except within a
+            ball's reach of a highlight (`_near_highlights`: a black ball hanging on a lip
+            over the hole is as dark as the hole but for it; rendered top view, the 8 at
+            two lip places lost with holes on, found with the guard). None: nothing known.
     """
 
     bgr: NDArray[np.float32]
@@ -213,6 +216,8 @@ class ClothModel:
         hue = _hue_distance(image, local)
         moving = _passing(objects, view, radius) | _ball_sized((hue > _FAR) & near, radius)
         holes = _dark_holes(image, local, hue, view.holes)
+        if holes is not None:
+            holes &= ~_near_highlights(image, local, view, radius)
         return cls(bgr=local, noise=max(spread, 0.5), passing=moving, holes=holes)
 
 
@@ -256,6 +261,38 @@ def _dark_holes(
     grown = cv2.dilate(core[labels].astype(np.uint8), np.ones((5, 5), np.uint8))
     found: NDArray[np.bool_] = grown > 0
     return found
+
+
+_HIGHLIGHT_RATIO = 1.5
+"""Brightness along the cloth's colour, as a share of the cloth's, above which a pixel on
+the surface is a lamp's highlight on a ball (white on any cloth gives about 2): a black ball
+over a pocket's hole is as dark as the hole but for it."""
+_HIGHLIGHT_REACH_RADII = 1.6
+"""How far from a highlight a ball's pixels reach, in ball radii (the highlight lies up to
+about 0.6 radii off the ball's centre)."""
+
+
+def _near_highlights(
+    image: NDArray[np.uint8], cloth: NDArray[np.float32], view: TableView, radius: int
+) -> NDArray[np.bool_]:
+    """(H, W) bool within `_HIGHLIGHT_REACH_RADII` ball radii of a highlight (a bright spot
+    under a ball's radius across) on the surface (`view.valid`) near a pocket (`view.holes`
+    grown by two radii): where a dark ball may lie by or over a pocket's hole, which the
+    hole must not take into the background."""
+    near = cv2.dilate(view.holes, np.ones((4 * radius + 1,) * 2, np.uint8)) > 0
+    lit = near & (view.valid > 0) & (brightness_ratio(image, cloth) > _HIGHLIGHT_RATIO)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(lit.astype(np.uint8), connectivity=8)
+    # A highlight is a spot under a ball's radius across; a cue's shaft, a chalk line or a
+    # projector's line drawn on the cloth is longer.
+    extent = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
+    spots = extent <= radius
+    spots[0] = False
+    if count <= 1 or not spots.any():
+        return np.zeros(lit.shape, bool)
+    reach = max(1, round(_HIGHLIGHT_REACH_RADII * radius))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+    grown: NDArray[np.bool_] = cv2.dilate(spots[labels].astype(np.uint8), disc) > 0
+    return grown
 
 
 def _passing(objects: NDArray[np.bool_], view: TableView, radius: int) -> NDArray[np.bool_]:

@@ -62,3 +62,22 @@ def test_a_corner_pocket_hole_seen_from_above_is_not_a_ball() -> None:
     found = detector.detect(Frame(later, 2, 2.0 / 30))
     gaps = np.linalg.norm(found.xy_px - lip.uv_px[2], axis=1)
     assert np.min(gaps) < 0.5 * found.radius_px[np.argmin(gaps)]
+
+
+def test_a_black_ball_over_a_corner_hole_in_the_learning_frame_is_still_seen() -> None:
+    # The black 8 hanging on the corner's lip over the hole's edge, as dark as the hole but
+    # for its highlight: without `cloth._near_highlights` the hole took the ball's dark
+    # pixels into the background and it was never found (2 of 3 balls; at (64.6, 22.3) too).
+    xy = (40.0, 40.0)
+    scene = render_scene(np.vstack([BALLS_XY, [xy]]), [0, 3, 8], seed=5)
+    image = _with_hole(scene.calibration.camera, scene.frame.image, xy)
+    config = DetectorConfig()
+    view = TableView.from_calibration(
+        scene.calibration, config.surface_margin_mm, config.lip_shelf_radii, pocket_holes=True
+    )
+    detector = BallDetector.from_view(view, config)
+    detector.learn_cloth(Frame(image, 0, 0.0))
+    found = detector.detect(Frame(image, 1, 1.0 / 30))
+    gaps = np.linalg.norm(found.xy_px[:, None, :] - scene.uv_px[None, :, :], axis=2)
+    assert len(found) == 3, found.xy_px
+    assert np.all(gaps.min(axis=0) < 0.5 * found.radius_px[gaps.argmin(axis=0)])

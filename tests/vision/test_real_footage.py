@@ -190,8 +190,8 @@ def test_review_of_the_real_top_down_clips(reviewed_real_clips: dict[str, ClipSc
     # pockets' holes seen past the jaw line from above; 0008 17, 0028 24: holes, the
     # player's head shadow, the cue's tip). With the holes taken as background
     # (TableView.from_calibration(pocket_holes=True)) 12; not on by default yet (a black
-    # ball hanging on a corner's lip over its hole goes unseen: a rendered corner view's
-    # recall 0.946 -> 0.892).
+    # ball hanging on a corner's lip over its hole went unseen, now guarded by its
+    # highlight; it costs a real first contact and a stroke in the tracker).
     assert top.false_rows <= 240
 
 
