@@ -23,8 +23,10 @@ schemathesis = pytest.importorskip("schemathesis", reason="schemathesis (dev ext
 from schemathesis.checks import not_a_server_error  # noqa: E402
 
 TOKEN = "fuzz-token"
-_SPEC = create_app(LiveSettings(source="none", db=Path(tempfile.gettempdir()) / "unused.sqlite3",
-                                token=TOKEN)).openapi()  # fmt: skip
+# Its own folder per process: the app takes its database's lock, and two test workers
+# collecting this module at once must not share one.
+_DB = Path(tempfile.mkdtemp(prefix="tenball-fuzz-")) / "unused.sqlite3"
+_SPEC = create_app(LiveSettings(source="none", db=_DB, token=TOKEN)).openapi()
 schema = schemathesis.openapi.from_dict(_SPEC).exclude(path="/stream.mjpg")
 
 
