@@ -11,6 +11,8 @@ measurement_std_mm = 3.0
 [events]            # tracking.events.EventConfig fields
 [shots]             # referee.shots.ShotConfig fields
 [rack_fill]         # tracking.rack_fill.RackFillConfig fields (enabled = false: off)
+[search]            # where the detector looks: PipelineConfig's search settings
+lost_cue_wait_s = 0.25         # (SEARCH_SETTINGS lists them)
 [calls]
 review_below_confidence = 0.8
 [calls.rules]       # referee.rules.RulesConfig fields
@@ -73,11 +75,41 @@ def _stage_kinds() -> dict[str, type[Any]]:
     }
 
 
+SEARCH_SETTINGS = (
+    "lost_search_every_s",
+    "lost_ball_speed_mm_s",
+    "lost_cue_wait_s",
+    "lead_hint_radii",
+    "reach_speed_mm_s",
+    "reach_max_radii",
+    "struck_lost_s",
+    "lead_step_radii",
+    "knock_corridor_s",
+)
+"""`PipelineConfig`'s fields that say where the detector looks, set in ``[search]``."""
+
+
+def _search(values: Any) -> dict[str, Any]:
+    """The ``[search]`` section's settings, each a number."""
+    if not isinstance(values, dict):
+        raise ConfigError("[search] must be a table of settings")
+    unknown = sorted(set(values) - set(SEARCH_SETTINGS))
+    if unknown:
+        raise ConfigError(
+            f"unknown setting search.{unknown[0]}; known: {', '.join(sorted(SEARCH_SETTINGS))}"
+        )
+    for name, value in values.items():
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise ConfigError(f"search.{name} must be a number, got {value!r}")
+    return {name: float(value) for name, value in values.items()}
+
+
 def pipeline_config_from_dict(data: dict[str, Any], base: Path | None = None) -> PipelineConfig:
     """Build a PipelineConfig from the parsed TOML document; a relative ``detector_model``
     is taken from ``base`` (the config file's folder), else from the working directory."""
     kinds = _stage_kinds()
-    known = {*kinds, "calls", "full_search_every_frames", "full_search_every_s", "detector_model"}
+    known = {*kinds, "calls", "search"}
+    known |= {"full_search_every_frames", "full_search_every_s", "detector_model"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(
@@ -88,7 +120,10 @@ def pipeline_config_from_dict(data: dict[str, Any], base: Path | None = None) ->
     rules = _build(RulesConfig, calls.pop("rules", {}), "calls.rules")
     call_config = _build(CallConfig, {**calls, "rules": rules}, "calls")
     model = _detector_model(data.get("detector_model"), base)
-    return PipelineConfig(**stages, calls=call_config, **_full_search(data), detector_model=model)
+    search = _search(data.get("search", {}))
+    return PipelineConfig(
+        **stages, calls=call_config, **_full_search(data), **search, detector_model=model
+    )
 
 
 def _full_search(data: dict[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from tracking.types import TrackSet
 KNOCK_CORRIDOR_S = 0.25
 """For this long after a moving ball came within reach of a resting one, the resting ball is
 also searched for along the corridor it would be sent down (`knocked_balls`,
-`knock_corridor`); 0 turns it off."""
+`knock_corridor`); 0 turns it off. `PipelineConfig.knock_corridor_s`'s default."""
 
 KNOCK_MARGIN_RADII = 1.0
 """A moving ball's path counts as reaching a resting ball when it passes within two radii
@@ -160,28 +160,32 @@ def knock_corridor(
 
 LEAD_STEP_RADII = 1.5
 """A ball whose step to the next frame exceeds this many radii also gets a window where it
-will be (`lead_centres`); 0 turns it off."""
+will be (`lead_centres`); 0 turns it off. `PipelineConfig.lead_step_radii`'s default."""
 
 
 def lead_centres(
-    tracks: TrackSet, step_s: float, table: TableSpec, window_radii: float
+    tracks: TrackSet,
+    step_s: float,
+    table: TableSpec,
+    window_radii: float,
+    step_radii: float = LEAD_STEP_RADII,
 ) -> NDArray[np.float64]:
     """(K, 2) table mm: where each fast ball in play will be next frame, for the balls whose
-    step (speed times ``step_s``) exceeds `LEAD_STEP_RADII` radii, leaving out a window that
-    would hold another ball in play.
+    step (speed times ``step_s``) exceeds ``step_radii`` radii (0: none), leaving out a
+    window that would hold another ball in play.
 
     The window of a ball is centred where it is (`SearchPlan`), so a ball faster than
     about 2 m/s at 30 frames/s (4 at 60) has left it by the next frame, and only the
     whole-table searches find it. A window that would also hold another ball is left out:
     among a break's crowd such sightings were handed to the wrong tracks.
     """
-    if LEAD_STEP_RADII <= 0.0 or step_s <= 0.0:
+    if step_radii <= 0.0 or step_s <= 0.0:
         return np.zeros((0, 2))
     radius = table.ball_radius_mm
     play = in_play(tracks)
     step = tracks.velocity_mm_s * step_s
     fast = play & np.all(np.isfinite(step), axis=1)
-    fast &= np.hypot(step[:, 0], step[:, 1]) > LEAD_STEP_RADII * radius
+    fast &= np.hypot(step[:, 0], step[:, 1]) > step_radii * radius
     if not fast.any():
         return np.zeros((0, 2))
     ahead = tracks.xy_mm[fast] + step[fast]

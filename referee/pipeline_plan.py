@@ -19,7 +19,6 @@ from numpy.typing import NDArray
 from calibration.camera import BALL_CENTRE_HEIGHT_MM
 from calibration.io import Calibration
 from referee.pipeline_lead import (
-    KNOCK_CORRIDOR_S,
     Knocks,
     knock_corridor,
     knocked_balls,
@@ -193,8 +192,8 @@ class SearchPlan:
         """(C, 2) pixels whose windows the detector also searches next frame: along the
         corridor down which each resting ball a moving ball reached lately would be sent
         (`referee.pipeline_lead.knocked_balls`), until its own track sees it move or
-        `KNOCK_CORRIDOR_S` has passed since it was first reached."""
-        if KNOCK_CORRIDOR_S <= 0.0 or step_s <= 0.0:
+        `PipelineConfig.knock_corridor_s` has passed since it was first reached."""
+        if self.config.knock_corridor_s <= 0.0 or step_s <= 0.0:
             self._knocked.clear()
             return np.zeros((0, 2))
         self._remember_knocks(tracks, step_s)
@@ -222,6 +221,7 @@ class SearchPlan:
         striker's speed refreshed, the time first reached kept); forget those whose track
         follows them moving, out of play, or reached too long ago."""
         min_speed = self.config.lost_ball_speed_mm_s
+        corridor_s = self.config.knock_corridor_s
         now = tracks.time_s
         fresh = knocked_balls(tracks, step_s, min_speed, self.calibration.table)
         for row, ball in enumerate(fresh.ball.tolist()):
@@ -236,14 +236,16 @@ class SearchPlan:
         seen_moving = status_is(tracks.status, TrackStatus.ON_TABLE) & (speed > min_speed)
         waiting = set(tracks.ball[in_play(tracks) & ~seen_moving].tolist())
         for ball in list(self._knocked):
-            if ball not in waiting or now - self._knocked[ball][0] > KNOCK_CORRIDOR_S + 1e-9:
+            if ball not in waiting or now - self._knocked[ball][0] > corridor_s + 1e-9:
                 del self._knocked[ball]
 
     def _ahead(self, tracks: TrackSet, step_s: float) -> NDArray[np.float64]:
         """(F, 2) pixels where each fast ball will be next frame
         (`referee.pipeline_lead.lead_centres`)."""
         table = self.calibration.table
-        ahead = lead_centres(tracks, step_s, table, self._window_radii())
+        ahead = lead_centres(
+            tracks, step_s, table, self._window_radii(), self.config.lead_step_radii
+        )
         if len(ahead) == 0:
             return np.zeros((0, 2))
         return self.calibration.camera.project(ahead, BALL_CENTRE_HEIGHT_MM)

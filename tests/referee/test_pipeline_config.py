@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from referee.pipeline_config import ConfigError, load_pipeline_config
+from vision.identify_config import IdentifierConfig
 
 GOOD = """
 full_search_every_frames = 30
@@ -41,7 +42,7 @@ def test_a_config_file_sets_a_stage_setting_nested_two_deep(tmp_path: Path) -> N
     config = load_pipeline_config(path)
     assert config.detector is not None and config.detector.pocket_holes is True
     assert config.detector.identifier.light_prior_balls == 50.0
-    assert config.detector.identifier.chromatic_share == 0.08
+    assert config.detector.identifier.chromatic_share == IdentifierConfig().chromatic_share
     path.write_text("[detector.identifier]\nlight_prior_ball = 50.0\n")
     with pytest.raises(ConfigError, match=r"detector\.identifier\.light_prior_ball"):
         load_pipeline_config(path)
@@ -52,6 +53,15 @@ def test_a_config_file_sets_the_full_search_period_in_seconds(tmp_path: Path) ->
     path.write_text("full_search_every_s = 0.5\n")
     config = load_pipeline_config(path)
     assert (config.full_search_every_s, config.full_search_every_frames) == (0.5, 0)
+
+
+def test_a_config_file_sets_where_the_detector_looks(tmp_path: Path) -> None:
+    """[search] sets the search plan's settings; the others keep their defaults."""
+    path = tmp_path / "pipeline.toml"
+    path.write_text("[search]\nlost_cue_wait_s = 0.1\nknock_corridor_s = 0\n")
+    config = load_pipeline_config(path)
+    assert (config.lost_cue_wait_s, config.knock_corridor_s) == (0.1, 0.0)
+    assert config.lead_step_radii == 1.5
 
 
 @pytest.mark.parametrize(
@@ -66,6 +76,8 @@ def test_a_config_file_sets_the_full_search_period_in_seconds(tmp_path: Path) ->
         ("[tracker\n", "not valid TOML"),
         ("detector_model = 'absent.onnx'\n", "detector_model 'absent.onnx': no such file"),
         ("detector_model = 'weights.pt'\n", "detector_model must be the path of an .onnx"),
+        ("[search]\nlost_cue_wait = 0.1\n", "search.lost_cue_wait"),
+        ("[search]\nlead_step_radii = 'far'\n", "search.lead_step_radii must be a number"),
     ],
     ids=[
         "misspelt-field",
@@ -77,6 +89,8 @@ def test_a_config_file_sets_the_full_search_period_in_seconds(tmp_path: Path) ->
         "not-toml",
         "model-absent",
         "model-not-onnx",
+        "search-misspelt",
+        "search-not-a-number",
     ],
 )
 def test_a_bad_config_is_named(tmp_path: Path, text: str, named: str) -> None:
