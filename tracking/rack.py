@@ -70,6 +70,14 @@ class RackConfig:
         floor: class probabilities are raised to at least this before the prior weighs
             them, so a saturated reading (1.0 cue, 0.0 for the rest) still leaves the
             prior something to choose between.
+        least_lifted: a detection whose one-ball-per-class name is one its own reading
+            (floored, under the place's prior) gives less than this share of its own
+            likeliest class is left unnamed (its probabilities uniform) instead, and a
+            detection that came unnamed stays so: with every ball of the set in view, the
+            assignment must give each class to someone, and a ball the detector reads as
+            none of them takes whatever class is left (broadcast_nudge with the rack's
+            hidden 10 filled: the racked 8, read 8 at 0.94, named the 7 at 0.64 because
+            the 7, read as the 4, took nothing; the tracks started swapped). 0: off.
         rearm_s: how long (s) the rack area must stand nearly empty after a break before
             a new rack is believed (`RackPrior`).
         moved_diameters: how far (diameters) a ball still on its place may move between
@@ -83,6 +91,7 @@ class RackConfig:
     misplaced_prior: float = 0.2
     anchor_prior: float = 0.005
     floor: float = 0.01
+    least_lifted: float = 0.25
     rearm_s: float = 2.0
     moved_diameters: float = 0.3
 
@@ -283,7 +292,12 @@ class RackPrior:
         prob = np.maximum(detections.class_prob.astype(np.float64), config.floor)
         prob[on_place] *= self.priors[place[on_place]]
         prob /= prob.sum(axis=1, keepdims=True)
-        return exclusive_probabilities(prob)
+        unnamed = np.ptp(detections.class_prob, axis=1) < 1e-6
+        if config.least_lifted <= 0.0:
+            unnamed[:] = False
+        exclusive = exclusive_probabilities(prob, left_out=unnamed)
+        exclusive[unnamed] = 1.0 / NUM_CLASSES
+        return unlifted(prob, exclusive, config.least_lifted)
 
     def _standing(self, detections: Detections) -> NDArray[np.int64] | None:
         """(N,) the place of each detection while an untouched rack stands, else None.
@@ -326,3 +340,19 @@ class RackPrior:
             return False
         apart = np.hypot(left[:, None, 0] - loose[None, :, 0], left[:, None, 1] - loose[None, :, 1])
         return bool(np.any(apart < 1.5 * diameter))
+
+
+def unlifted(
+    own: NDArray[np.floating], exclusive: NDArray[np.floating], least: float
+) -> NDArray[np.float32]:
+    """(N, 11) ``exclusive`` (one-ball-per-class probabilities) with each row whose top
+    class its (N, 11) ``own`` reading gives less than ``least`` times its own top class's
+    made uniform: a name the frame's other balls pushed onto a ball, not one it showed."""
+    result = np.array(exclusive, np.float32)
+    if len(result) == 0 or least <= 0.0:
+        return result
+    top = np.argmax(result, axis=1)
+    own = np.asarray(own, np.float64)
+    lifted = own[np.arange(len(result)), top] < least * own.max(axis=1)
+    result[lifted] = 1.0 / NUM_CLASSES
+    return result

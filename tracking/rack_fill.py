@@ -31,7 +31,7 @@ from scipy.optimize import linear_sum_assignment
 
 from calibration.camera import BALL_CENTRE_HEIGHT_MM
 from calibration.table import TableSpec
-from tracking.rack import RackArea, RackConfig, match_places, place_priors, rack_places
+from tracking.rack import RackArea, RackConfig, match_places, place_priors, rack_places, unlifted
 from tracking.rack_watch import PlaceWatch
 from vision.assignment import exclusive_probabilities
 from vision.cloth import cloth_distance
@@ -43,27 +43,22 @@ class RackFillConfig:
     """When the rack's hidden balls are filled in.
 
     Attributes:
-        enabled: whether to fill at all. Off by default. Measured at 182d826 (real
-            detector, reviews, off -> on with the defaults below): six fresh clips 5/8 ->
-            7/8 calls (corner 9 ft 1600x900 60 fps 0/2 -> 2/2 and corner 9 ft 1280x720 60
-            fps 0/1 -> 1/1: the break's first contact, read as the 6 and the 8, right;
-            corner 8 ft 1920x1080 30 fps with a player 1/1 -> 0/1: a ball pocketed on the
-            break named wrong, right before only by a late false pocket; corner 7 ft 30 fps,
-            broadcast 1600x900 30 fps and top 2/2, 1/1, 1/1 both), ball-frame recall of the
-            four corner clips 0.934-0.973 -> 0.952-0.998, of the broadcast one 0.844 ->
-            0.993 (identity 0.904 -> 0.998); the 9 samples 26/26 both, recall up on all five
-            angled views (corner_lip_stay 0.971 -> 0.993, corner_offtable 0.971 -> 0.998,
-            broadcast 0.974-0.984 -> 0.991-0.998), identity up or equal but on
-            broadcast_nudge 1.000 -> 0.988 (switches 0 -> 8: two racked balls' names
-            exchanged before the break), which its e2e baseline does not allow. At 751ae04
-            (a struck rack's pixels end the fill), off -> on: seven pool clips (five corner,
-            a top, a broadcast) 9/15 -> 11/15 calls (corner 9 ft 1600x900 60 fps 0/2 -> 2/2,
-            the rest the same), racked balls tracked before the break 40 -> 68 of 70 (named
-            right 32 -> 59), recall up on all seven (0.863-0.973 -> 0.939-0.998), identity
-            up on two corner clips (0.925 -> 0.974, 0.990 -> 0.999), down 0.006-0.007 on
-            three; samples 26/26 both, broadcast_nudge identity still 1.000 -> 0.988 (the
-            filled 10 lets the one-ball-per-class assignment lift weak wrong readings of the
-            4 and the 7, 0.37-0.49, into tracks that off never start).
+        enabled: whether to fill at all. On by default since the rack prior leaves a
+            ball read as no class left unnamed (`tracking.rack.RackConfig.least_lifted`):
+            before, with every ball in view the one-ball-per-class assignment gave the
+            class nobody showed to a neighbour's trace of it (broadcast_nudge: the filled
+            10 made the racked 8 the 7, identity 1.000 -> 0.988). Off -> on, real
+            detector: at 182d826 six fresh clips 5/8 -> 7/8 calls; at 751ae04 seven pool
+            racks 9/15 -> 11/15 calls, racked balls tracked before the break 40 -> 68 of
+            70, recall up on all seven (0.863-0.973 -> 0.939-0.998). With ``least_lifted``
+            (6118834 + it, on): the nine samples 26/26, each at or above its baseline
+            (broadcast_nudge recall 0.974 -> 0.992, identity 1.000; corner_offtable recall
+            0.971 -> 0.998; corner_lip_stay 0.971 -> 0.993); seven pool clips (five
+            corner, a top and a broadcast break) against 6118834 off: calls 10/15 ->
+            11/15 (corner 8 ft 1080p 30 fps 0/1 -> 1/1), recall up on all seven
+            (0.902-0.973 -> 0.939-0.998), identity up on four (corner 0.954 -> 0.992,
+            0.988 -> 0.999, 0.973 -> 0.982), equal on one, down on two (corner 9 ft 0.993
+            -> 0.987, corner 7 ft 0.991 -> 0.989).
         min_found: fewest detections standing on rack places to locate the rack.
         min_shown: fewest places showing enough of themselves (`shown_fraction`) to judge
             whether a rack stands.
@@ -111,7 +106,7 @@ class RackFillConfig:
             first contact misread).
     """
 
-    enabled: bool = False
+    enabled: bool = True
     min_found: int = 2
     min_shown: int = 4
     shown_fraction: float = 0.3
@@ -152,6 +147,7 @@ class RackFiller:
         self._shift: NDArray[np.float64] | None = None
         self._watch = PlaceWatch(self.diameter_mm, self.config.changed_fraction)
         self._priors = place_priors(RackConfig())
+        self._least_lifted = RackConfig().least_lifted
         self._broken = False
         self.filled_frames = 0
 
@@ -358,7 +354,8 @@ class RackFiller:
         camera = self.inner.view.camera
         uv = camera.project(centres[fill], BALL_CENTRE_HEIGHT_MM)
         radius = camera.ball_radius_px(centres[fill], self.diameter_mm / 2.0)
-        both = exclusive_probabilities(np.vstack([kept.class_prob, prob]))
+        own = np.vstack([kept.class_prob, prob])
+        both = unlifted(own, exclusive_probabilities(own), self._least_lifted)
         return Detections(
             xy_px=np.vstack([kept.xy_px, uv.astype(np.float32)]),
             xy_mm=np.vstack([kept.xy_mm, centres[fill].astype(np.float32)]),

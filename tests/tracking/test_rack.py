@@ -3,6 +3,8 @@ and the 10 in the middle; no rack, no prior."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -18,7 +20,9 @@ from tracking.rack import (
     RackPrior,
     match_places,
     rack_places,
+    unlifted,
 )
+from vision.assignment import exclusive_probabilities
 from vision.types import CUE, NUM_CLASSES, Detections
 
 TABLE = TableSpec()
@@ -178,3 +182,50 @@ def test_the_rack_area_rearms_only_after_standing_nearly_empty_for_long_enough()
     assert area.follow(away, 2.6)  # empty since 0.5 s for 2.1 s: a new rack may stand
     assert not area.follow(racked, 3.0)
     assert RackArea(PLACES, DIAMETER, 2.0, start_s=-np.inf).follow(away, 0.0)
+
+
+def _full_rack_with_a_misread_7() -> Detections:
+    """Every ball in view (the rack's ten and the cue ball), read as the detector read
+    broadcast_nudge's far rack: the 7 as the 4, the 10 or the 2 and nothing like a 7; the
+    8 as the 8 with a trace of 7; the others surely, none of them as the 7."""
+    balls = [1, 2, 3, 4, 10, 5, 6, 7, 8, 9, CUE]
+    prob = 0.97 * np.eye(NUM_CLASSES)[balls] + 0.003
+    prob[:, 7] = 0.0
+    prob[7] = 0.0
+    prob[7, [4, 10, 2, 3]] = [0.43, 0.25, 0.24, 0.08]
+    prob[8] = 0.0
+    prob[8, [8, 7]] = [0.94, 0.06]
+    prob /= prob.sum(axis=1, keepdims=True)
+    return _detections(np.vstack([PLACES, [CUE_XY]]), prob.astype(np.float32))
+
+
+@pytest.mark.parametrize("least", [0.25, 0.0], ids=["unlifted", "off"])
+def test_a_ball_read_as_no_class_left_does_not_take_its_neighbours_name(least: float) -> None:
+    """All eleven balls in view, the frame made one-ball-per-class unfloored (the rack
+    filler's): the 7, read as none, leaves the 7 to the 8's trace of it; unlifted, nobody
+    is named the 7 (the 8 is left unnamed for the frame)."""
+    own = _full_rack_with_a_misread_7().class_prob
+    named = unlifted(own, exclusive_probabilities(own), least)
+    labels = np.argmax(named, axis=1)
+    swapped = labels[8] == 7 and named[8, 7] >= 0.5
+    assert swapped == (least == 0.0), (labels.tolist(), named[:, 7].round(2))
+    if least > 0:
+        assert np.all(named[:, 7] < 0.5)  # no track starts as the 7 from this frame
+
+
+@pytest.mark.parametrize("least_lifted", [0.25, 0.0], ids=["unlifted", "off"])
+def test_the_rack_prior_leaves_a_ball_read_as_no_class_left_unnamed(least_lifted: float) -> None:
+    weighed = RackPrior(TABLE, RackConfig(least_lifted=least_lifted)).apply(
+        _full_rack_with_a_misread_7()
+    )
+    assert (np.ptp(weighed.class_prob[7]) < 1e-6) == (least_lifted > 0)
+    assert np.argmax(weighed.class_prob[8]) == 8
+
+
+def test_an_unnamed_detection_stays_unnamed_under_the_rack() -> None:
+    detections = _full_rack_with_a_misread_7()
+    prob = detections.class_prob.copy()
+    prob[7] = 1.0 / NUM_CLASSES
+    weighed = RackPrior(TABLE).apply(replace(detections, class_prob=prob)).class_prob
+    assert np.ptp(weighed[7]) < 1e-6
+    assert np.argmax(weighed[8]) == 8
