@@ -57,6 +57,9 @@ class TrackState:
         left_xy_mm: (11, 2) where a resting ball that no moving ball could reach was seen
             before one detection off that spot moved its track there at rest, table mm; NaN
             when its last sighting was no such hop (`tracking.reach.rest_hops`).
+        plain_since_s: (11,) since when the search window at each unseen ball's place has
+            shown plain cloth without a break, s; NaN while seen or not plain
+            (`tracking.plain_end`).
     """
 
     mean: NDArray[np.float64] = field(default_factory=lambda: np.zeros((NUM_CLASSES, 4)))
@@ -101,6 +104,7 @@ class TrackState:
     left_xy_mm: NDArray[np.float64] = field(
         default_factory=lambda: np.full((NUM_CLASSES, 2), np.nan)
     )
+    plain_since_s: NDArray[np.float64] = field(default_factory=lambda: np.full(NUM_CLASSES, np.nan))
 
     def exchange(self, a: int, b: int) -> None:
         """Swap everything slots ``a`` and ``b`` hold (their tracks change numbers)."""
@@ -126,6 +130,7 @@ class TrackState:
         self.lost_checked[balls] = False
         self.xy_px[balls] = xy_px
         self.measured_xy_mm[balls] = xy_mm
+        self.plain_since_s[balls] = np.nan
 
 
 _SEEN_STATUS = np.array([TrackStatus.ON_TABLE, TrackStatus.OCCLUDED, None], dtype=object)[:2]
@@ -136,13 +141,15 @@ def track_set(
     state: TrackState,
     when: tuple[int, float],
     missing: NDArray[np.bool_],
-    removed_now: NDArray[np.bool_],
+    ended: tuple[NDArray[np.bool_], NDArray[np.bool_]],
 ) -> TrackSet:
     """The `TrackSet` of frame ``when`` = (index, time s): a row per ball in play (``missing``
-    (11,): unseen this frame, occluded) plus one per ball removed on this frame
-    (``removed_now`` (11,)), at its last sighting."""
+    (11,): unseen this frame, occluded) but those gone unseen (``ended[1]`` (11,):
+    `tracking.plain_end.gone_unseen`), plus one per ball removed on this frame
+    (``ended[0]`` (11,)), at its last sighting."""
     frame, time_s = when
-    rows = true_indices(state.alive | removed_now)
+    removed_now, gone = ended
+    rows = true_indices((state.alive & ~gone) | removed_now)
     unseen = missing[rows]
     status = _SEEN_STATUS[unseen.astype(np.int64)]
     mean = state.mean[rows]

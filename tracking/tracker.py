@@ -42,6 +42,7 @@ from tracking.lifecycle import (
 )
 from tracking.mixing import Reaches, confirm, masked, mixable, open_all, open_jumps, open_near
 from tracking.phantoms import let_go, prove
+from tracking.plain_end import gone_unseen, note_plain
 from tracking.rack import RackPrior
 from tracking.reach import may_jump, rest_hops
 from tracking.track_state import TrackState, track_set
@@ -146,7 +147,16 @@ class BallTracker:
             before = self._state.alive.copy()
             spawn(self._state, self.table, self.config, dets[unassigned], time_s)
             open_all(self._state.mixed_s, true_indices(self._state.alive & ~before), time_s)
-        return track_set(self._state, (frame, time_s), missing, removed_now)
+        gone = gone_unseen(self._state, self.config, missing, time_s)
+        return track_set(self._state, (frame, time_s), missing, (removed_now, gone))
+
+    def note_plain_cloth(
+        self, balls: NDArray[np.int64], plain: NDArray[np.bool_], time_s: float
+    ) -> None:
+        """Tell the tracker which unseen ``balls`` (K,) showed plain cloth (``plain``
+        (K,), `vision.plain`) in this frame's search windows at ``time_s``: a run of
+        ``plain_cloth_end_s`` ends such a ball's track (`tracking.plain_end`)."""
+        note_plain(self._state, balls, plain, time_s)
 
     def _predict(self, dt_s: float) -> None:
         state = self._state

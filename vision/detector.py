@@ -43,6 +43,7 @@ from vision.memory import (
     window_boxes,
 )
 from vision.mosaic import Box, Mosaic, merge_boxes, pack
+from vision.plain import plain_windows
 from vision.region import RegionMaps
 from vision.types import NUM_CLASSES, Detections, Frame
 from vision.windows import (
@@ -173,6 +174,16 @@ class BallDetector:
             found = joined(found, self._search(frame.image, reach, True))
         fresh = self._remember(frame, *found)
         return self._output(frame, kept, fresh, searched)
+
+    def plain_cloth(self, frame: Frame, xy_px: NDArray[np.floating]) -> NDArray[np.bool_]:
+        """(K,) bool: which search windows around (K, 2) frame pixels ``xy_px`` show plain
+        cloth (`vision.plain`): where a ball the tracker no longer sees is gone, not hidden
+        under an arm or a body. False everywhere before the cloth is learned."""
+        xy = np.asarray(xy_px, np.float64).reshape(-1, 2)
+        if self.cloth is None:
+            return np.zeros(len(xy), bool)
+        where = (self.view, self.cloth, self._bounds)
+        return plain_windows(frame.image, where, xy, self.config, self.threshold)
 
     def _search_table(self, frame: Frame) -> Detections:
         """Every ball on the table. With a memory, only the parts that changed since the
