@@ -10,7 +10,7 @@ detector_model = "models/ball-detector.onnx"   # optional: the learned detector 
 measurement_std_mm = 3.0
 [events]            # tracking.events.EventConfig fields
 [shots]             # referee.shots.ShotConfig fields
-[rack_fill]         # tracking.rack_fill.RackFillConfig fields (on; enabled = false: off)
+[rack_fill]         # tracking.rack_fill.RackFillConfig fields (enabled = false: off)
 [search]            # where the detector looks: PipelineConfig's search settings
 lost_cue_wait_s = 0.25         # (SEARCH_SETTINGS lists them)
 [calls]

@@ -43,8 +43,15 @@ class RackFillConfig:
     """When the rack's hidden balls are filled in.
 
     Attributes:
-        enabled: whether to fill at all. On by default since the rack prior leaves a
-            ball read as no class left unnamed (`tracking.rack.RackConfig.least_lifted`):
+        enabled: whether to fill at all. Off by default: on the lead's held-out clips
+            (eighth and ninth sets, 44 shots, real detector, at 002b7c6) fill on called 28
+            shots right against 30 with it off: a corner 7 ft 50 fps break gained a call
+            (3/4 -> 4/4) but a corner 8 ft 30 fps clip with a player lost all three (3/3 ->
+            0/3, identity 0.986 -> 0.793: the filled rack's names were wrong at the break,
+            its first contact read as the 10, a pocketed 2 as the 7); the nine samples
+            kept 26/26 either way. Before, measured by the rack engineers:
+            with the rack prior leaving a ball read as no class unnamed
+            (`tracking.rack.RackConfig.least_lifted`):
             before, with every ball in view the one-ball-per-class assignment gave the
             class nobody showed to a neighbour's trace of it (broadcast_nudge: the filled
             10 made the racked 8 the 7, identity 1.000 -> 0.988). Off -> on, real
@@ -106,7 +113,7 @@ class RackFillConfig:
             first contact misread).
     """
 
-    enabled: bool = True
+    enabled: bool = False
     min_found: int = 2
     min_shown: int = 4
     shown_fraction: float = 0.3

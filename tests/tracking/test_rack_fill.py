@@ -146,13 +146,12 @@ def test_a_struck_rack_is_no_longer_filled_though_its_detections_stay(
     assert filler.filled_frames == 1 + fills
 
 
-def test_the_pipeline_wraps_the_detector_unless_told_not_to() -> None:
+def test_the_pipeline_wraps_the_detector_only_when_asked() -> None:
     from referee.pipeline import Pipeline, PipelineConfig
 
     calibration = load_calibration(SAMPLES / "top_break_green" / "calibration.json")
-    plain = Pipeline(calibration, PipelineConfig(rack_fill=RackFillConfig(enabled=False)))
-    assert isinstance(plain.detector, BallDetector)
-    wrapped = Pipeline(calibration)
+    assert isinstance(Pipeline(calibration).detector, BallDetector)
+    wrapped = Pipeline(calibration, PipelineConfig(rack_fill=RackFillConfig(enabled=True)))
     assert isinstance(wrapped.detector, RackFiller)
     assert wrapped.detector.view is wrapped.detector.inner.view  # the rest is the detector's
 
