@@ -8,6 +8,7 @@ that changes the decision) is flagged for review, with the reasons, never presen
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -106,21 +107,27 @@ class ShotResult:
         }
 
 
-def _on_table_only(
-    facts: dict[str, Any], on_table: tuple[int, ...]
+def on_table_only(
+    facts: Mapping[str, Any], on_table: Collection[int]
 ) -> tuple[dict[str, Any], list[str]]:
-    """Drop balls the facts name that the game says are already down (camera confusion)."""
-    notes: list[str] = []
-    clean = dict(facts)
+    """The facts without the object balls the game says are already down (camera
+    confusion: a ghost at a pocket seen dropping again would make the rules refuse the whole
+    shot). Keys are rewritten only where a ball was dropped from them.
+
+    Returns:
+        (the facts, a sentence per change for the call's review reasons).
+    """
+    on_table = {int(b) for b in on_table}
+    clean, notes = dict(facts), []
     pocketed = [p for p in facts.get("pocketed") or [] if int(p.get("ball", 0)) in on_table]
     if len(pocketed) != len(facts.get("pocketed") or []):
         notes.append("the camera saw a ball drop that was already down: ignored")
-    clean["pocketed"] = pocketed
+        clean["pocketed"] = pocketed
     for key in _BALL_LIST_FACTS:
         balls = [b for b in facts.get(key) or [] if b == "cue" or b in on_table]
         if len(balls) != len(facts.get(key) or []):
             notes.append(f"{key} named a ball already down: ignored")
-        clean[key] = balls
+            clean[key] = balls
     first = facts.get("first_object_ball_contacted")
     if first is not None and first not in on_table:
         notes.append(f"first contact on the {first}, which was already down: treated as unknown")
@@ -200,7 +207,7 @@ class CallStage:
         assumptions = self._before_shot(declared)
         is_break = self.state.is_break
         shot = replace(shot, facts=_break_counted(shot, is_break))
-        facts, notes = _on_table_only(shot.facts, self.state.balls_on_table)
+        facts, notes = on_table_only(shot.facts, self.state.balls_on_table)
         undeclared = self._step(declared, facts)
         declared, assumed = assume_call(declared, facts, is_break, self.declarations.known)
         state_before = self.state

@@ -24,9 +24,8 @@ from typing import Any
 
 from referee.declarations import ShotDeclarations
 from referee.live.session import MatchView
+from referee.pipeline_calls import on_table_only
 from referee.rules import GameState
-
-_BALL_LISTS = ("off_table", "balls_moving_at_strike", "balls_disturbed")
 
 
 class _MatchDeclarations:
@@ -83,27 +82,13 @@ class ShadowSync:
 def camera_facts(
     facts: Mapping[str, Any], balls_on_table: list[int] | tuple[int, ...]
 ) -> tuple[dict[str, Any], list[str]]:
-    """A camera shot's facts without the object balls the match says are already down.
+    """A camera shot's facts without the object balls the match says are already down, as
+    the review's call stage does (`referee.pipeline_calls.on_table_only`).
 
     Returns:
         (the facts, a sentence per change for the call's review reasons).
     """
-    on_table = {int(b) for b in balls_on_table}
-    clean, notes = dict(facts), []
-    pocketed = [p for p in facts.get("pocketed") or [] if int(p.get("ball", 0)) in on_table]
-    if len(pocketed) != len(facts.get("pocketed") or []):
-        notes.append("the camera saw a ball drop that was already down: ignored")
-        clean["pocketed"] = pocketed
-    for key in _BALL_LISTS:
-        balls = [b for b in facts.get(key) or [] if b == "cue" or b in on_table]
-        if len(balls) != len(facts.get(key) or []):
-            notes.append(f"{key} named a ball already down: ignored")
-            clean[key] = balls
-    first = facts.get("first_object_ball_contacted")
-    if first is not None and first not in on_table:
-        notes.append(f"first contact on the {first}, which was already down: treated as unknown")
-        clean["first_object_ball_contacted"] = None
-    return clean, notes
+    return on_table_only(facts, balls_on_table)
 
 
 class ShadowSynced:
