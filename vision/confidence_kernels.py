@@ -278,12 +278,7 @@ _KERNELS = (
 
 
 def _load() -> None:
-    """Import numba and compile the kernels, helpers first (a kernel calls the compiled
-    helpers it finds in this module when it is compiled)."""
-    import numba  # type: ignore[import-untyped, unused-ignore]
+    """Import numba and compile this module's kernels (`vision.kernels.compile_into`)."""
+    from vision.kernels import compile_into
 
-    jit = numba.njit(cache=True)
-    module = globals()
-    for name in _KERNELS:
-        module[name] = jit(module[name])
-        _compiled[name] = module[name]
+    compile_into(globals(), _KERNELS, _compiled)

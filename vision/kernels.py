@@ -55,16 +55,24 @@ def use_compiled(enabled: bool) -> bool:
     return previous
 
 
-def _load() -> None:
-    """Import numba and wrap every kernel, helpers before their callers (a kernel calls
-    the compiled helpers it finds in this module when it is compiled, at its first call)."""
+def compile_into(
+    namespace: dict[str, Any], names: tuple[str, ...], compiled: dict[str, Callable[..., Any]]
+) -> None:
+    """Compile a module's kernels in place: each function named in ``names``, helpers before
+    their callers (a kernel calls the compiled helpers it finds in its module when it is
+    compiled), replaced in the module's ``namespace`` (its ``globals()``) and kept in
+    ``compiled``. numba's cache keeps them on disk beside each module."""
     import numba  # type: ignore[import-untyped, unused-ignore]
 
     jit = numba.njit(cache=True)
-    module = globals()
-    for name in _KERNELS:
-        module[name] = jit(module[name])
-        _compiled[name] = module[name]
+    for name in names:
+        namespace[name] = jit(namespace[name])
+        compiled[name] = namespace[name]
+
+
+def _load() -> None:
+    """Import numba and wrap every kernel of this module."""
+    compile_into(globals(), _KERNELS, _compiled)
 
 
 def _kernel(name: str) -> Callable[..., Any]:

@@ -95,12 +95,7 @@ def ratio_peaks(
 
 
 def _load() -> None:
-    """Import numba and compile the kernels, helpers first (a kernel calls the compiled
-    helpers it finds in this module when it is compiled)."""
-    import numba  # type: ignore[import-untyped, unused-ignore]
+    """Import numba and compile this module's kernels (`vision.kernels.compile_into`)."""
+    from vision.kernels import compile_into
 
-    jit = numba.njit(cache=True)
-    module = globals()
-    for name in ("_ratio", "_is_peak", "_ratio_peaks"):
-        module[name] = jit(module[name])
-        _compiled[name] = module[name]
+    compile_into(globals(), ("_ratio", "_is_peak", "_ratio_peaks"), _compiled)
