@@ -24,6 +24,7 @@ from vision.candidates import (
     outline_votes,
     sample,
 )
+from vision.centres import outline_centres
 from vision.confidence import confidence, disc_coverage, fit_outlines, rim_shares
 from vision.detector_config import DetectorConfig
 from vision.discs import ball_pixels, refine_centres
@@ -153,10 +154,12 @@ def _seeded_balls(
         seeds, seed_radius = seeds[clear], seed_radius[clear]
     if len(seeds) == 0:
         return balls
-    weight = np.clip((region.distance - 0.5 * region.threshold) / region.threshold, 0.0, 1.0)
-    if region.shade is not None:
-        weight = np.maximum(weight, region.shade)
+    lit = np.clip((region.distance - 0.5 * region.threshold) / region.threshold, 0.0, 1.0)
+    weight = lit if region.shade is None else np.maximum(lit, region.shade)
     placed = refine_centres(weight.astype(np.float32), seeds, seed_radius, config.refine_iterations)
+    ball = weight.astype(np.float32)
+    fitted, held = outline_centres(region, placed, seed_radius, lit.astype(np.float32), ball)
+    placed = np.where(held[:, None], fitted, placed)
     near = np.linalg.norm(placed - seeds, axis=1) < SEED_MOVE_RADII * seed_radius
     placed, seed_radius = placed[near], seed_radius[near]
     xy = np.vstack([xy, placed])
@@ -251,7 +254,11 @@ def _shaded_centres(
         return balls
     both = np.maximum(weight, region.shade.astype(np.float32))
     xy, score = xy.copy(), score.copy()
-    xy[half_lit] = refine_centres(both, xy[half_lit], radius[half_lit], config.refine_iterations)
+    # Placed by where lit and shaded sides end on clean cloth (`vision.centres`): their
+    # centroid reaches into the ball's cast shadow. The centroid where no outline shows.
+    fitted, held = outline_centres(region, xy[half_lit], radius[half_lit], weight, both)
+    pulled = refine_centres(both, xy[half_lit], radius[half_lit], config.refine_iterations)
+    xy[half_lit] = np.where(held[:, None], fitted, pulled)
     # Scored with every ball (neighbours explain each other's rings).
     fresh = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)[0]
     score[half_lit] = fresh[half_lit]
