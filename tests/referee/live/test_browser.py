@@ -249,7 +249,9 @@ def test_operator_is_asked_which_shot_a_call_tapped_while_rolling_is_for(
 ) -> None:
     """The camera saw a stroke and the balls still roll: a call tapped now may be the rolling
     shot's, entered late, or the next shot's. The page asks, and the answer decides."""
-    video = write_video(tmp_path / "clip.avi", frames=60, fps=10.0)
+    # 60 s of camera: the shot must still roll when the page is tapped, however loaded the
+    # machine (a file's end ends the shot, and with it the question).
+    video = write_video(tmp_path / "clip.avi", frames=600, fps=10.0)
     struck = ScriptedPipeline({2: [Event(2, 0.2, EventKind.STRIKE, (0,))]})  # never ends
     settings = LiveSettings(source=str(video), db=tmp_path / "live.sqlite3", realtime=True)
     with serve(settings, struck) as server:
