@@ -339,7 +339,32 @@ def _choose_option(view: MatchView, payload: Mapping[str, Any], rules: RulesBack
     holder = _option_holder(view)
     step = {"type": "option_choice", "player": holder, "choice": str(payload["choice"])}
     view.last_result, view.state = rules.step(view.state, step)
-    view.declarations = _empty_declarations()
+    view.last_result["dropped_declarations"] = _keep_declarations(view, rules)
+
+
+def _keep_declarations(view: MatchView, rules: RulesBackend) -> dict[str, Any] | None:
+    """After an option choice: the declarations already made for the next shot (a call
+    tapped while the push-out rolled, or before the choice) stay when the rules allow them in
+    the new state; one refused (a push-out: none once the option is taken) is dropped alone.
+    Returns what was dropped and why; None when everything was kept."""
+    kept = {**_empty_declarations(), "referee_fouls": list(view.declarations["referee_fouls"])}
+    dropped: dict[str, Any] = {}
+    reasons: list[str] = []
+    for key, value in view.declarations.items():
+        if key == "referee_fouls" or key == "break_announce_10_pocket" or not value:
+            continue
+        part = {key: value}
+        if key == "break_announce_10" and "break_announce_10_pocket" in view.declarations:
+            part["break_announce_10_pocket"] = view.declarations["break_announce_10_pocket"]
+        try:
+            rules.validate(view.state, part)
+        except RulesError as error:
+            dropped.update(part)
+            reasons.append(str(error))
+            continue
+        kept.update(part)
+    view.declarations = kept
+    return {"declarations": dropped, "refused": "; ".join(reasons)} if dropped else None
 
 
 def _warn(view: MatchView, payload: Mapping[str, Any], rules: RulesBackend) -> None:

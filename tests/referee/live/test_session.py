@@ -282,3 +282,36 @@ def test_a_shot_played_before_the_option_was_entered_is_judged_once_it_is(
     assert [c["shot"] for c in chosen["held_calls"]] == [3]
     assert chosen["held_calls"][0]["shooter"] == "B"
     assert referee.view is not None and referee.view.shots == 3 and referee.held == []
+
+
+def test_the_option_choice_keeps_the_call_tapped_while_the_push_out_rolled(
+    tmp_path: Path,
+) -> None:
+    """A pushes out; while the push-out rolls the operator taps Bob's call (the 1 in the side)
+    for the next shot. Bob takes the table: his call stays (the choice used to clear it), so
+    potting the 1 there is a called ball down, and a restart finds the same."""
+    referee, published = _referee(tmp_path)
+    referee.on_shot({"facts": BREAK_FACTS})
+    referee.act("push_out", {})
+    referee.on_event(STRIKE)
+    referee.act("call", {"ball": 1, "pocket": "side_left"})  # for the next shot
+    referee.on_event(SHOT_END)
+    referee.on_shot({"facts": _facts(first_object_ball_contacted=2)})  # the push-out
+    assert referee.view is not None and referee.view.turn() == "B"
+    with pytest.raises(RulesError, match="push-out"):  # no second push-out
+        referee.act("push_out", {})
+    referee.act("safety", {})  # tapped before the choice: kept with the call
+    chosen = referee.act("option_choice", {"choice": "shoot"})
+    assert chosen["match"]["declarations"]["call"]["ball"] == 1
+    assert chosen["match"]["declarations"]["safety_intended"] is True
+    assert chosen["result"]["dropped_declarations"] is None
+    before = referee.state_message()
+    referee.store.close()
+    referee = LiveReferee(MatchStore(tmp_path / "m.sqlite3"), RULES, published.append)
+    assert referee.resume() and referee.state_message() == before
+    potted = [{"ball": 1, "pocket": "side_left"}]
+    call = referee.on_shot({"facts": _facts(first_object_ball_contacted=1, pocketed=potted)})
+    assert call is not None and call["shooter"] == "B"
+    assert call["declarations"]["call"] == {"ball": 1, "pocket": "side_left",
+                                            "source": "announced"}  # fmt: skip
+    assert call["result"]["foul"] is False and call["result"]["next_shooter"] == "B"
