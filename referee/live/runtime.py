@@ -19,7 +19,7 @@ from typing import Any
 from referee.live.capture import CaptureThread, FrameMailbox, FrameSource, SourceStatus
 from referee.live.connections import ConnectionManager
 from referee.live.fit_check import FitWatch
-from referee.live.outage import OutageWatch
+from referee.live.outage import OUTAGE_STATES, OutageWatch
 from referee.live.service import LiveReferee
 from referee.live.session import RulesBackend
 from referee.live.settings import LiveSettings
@@ -194,6 +194,8 @@ class LiveRuntime:
         if key != self._last_status:
             self._last_status = key
             self.outage.on_state(str(status.get("state")), self.balls, time.monotonic())
+            if status.get("state") in OUTAGE_STATES:
+                self.referee.on_source_down()
             self.manager.broadcast({"type": "source_status", **status})
 
     async def _watch_source(self) -> None:
@@ -223,10 +225,13 @@ class LiveRuntime:
             self._captured_at.popitem(last=False)
         for event in output.events:
             self.outage.on_event(str(event.get("kind")))
-            self.referee.on_event(event | {"captured_s": output.captured_s})
+            happened_s = self._captured_at.get(int(event.get("frame", -1)))
+            self.referee.on_event(
+                event | {"captured_s": output.captured_s},
+                happened_s if happened_s is not None else _captured_when(event, output),
+            )
             now_s = time.monotonic()
             self.event_latency_s.append(now_s - output.captured_s)
-            happened_s = self._captured_at.get(int(event.get("frame", -1)))
             if happened_s is not None:
                 self.event_delay_s.append(now_s - happened_s)
         if output.balls is not None:
@@ -338,6 +343,13 @@ class _FitWatched:
 
     def __getattr__(self, name: str) -> Any:  # calibration, judge_end...
         return getattr(self._pipeline, name)
+
+
+def _captured_when(event: dict[str, Any], output: FrameOutput) -> float:
+    """When the frame an event happened on was captured, for a frame not processed (skipped
+    or dropped): the reporting frame's capture less the picture's time between them."""
+    between_s = output.time_s - float(event.get("time_s", output.time_s))
+    return output.captured_s - max(0.0, between_s)
 
 
 def shot_coverage(

@@ -10,6 +10,7 @@ Not thread safe: the web app calls it from its event loop only.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -33,13 +34,25 @@ class LiveReferee:
         store: the match database.
         rules: the rules engine.
         publish: called with each message for the viewers (`state`, `call`, `event`,
-            `alert`, `audit`).
+            `alert`, `audit`, `moved_to_next_shot`).
+        clock: monotonic seconds, the clock of the capture's `captured_s`.
     """
 
-    def __init__(self, store: MatchStore, rules: RulesBackend, publish: Publish) -> None:
+    def __init__(
+        self,
+        store: MatchStore,
+        rules: RulesBackend,
+        publish: Publish,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.store = store
         self.rules = rules
         self.publish = publish
+        self.clock = clock
+        self.taps: list[tuple[float, int]] = []
+        """(clock time, action id) of the declarations tapped at rest since the last judged
+        shot: the camera reports a strike a few frames late, and those tapped after the
+        stroke's frame was captured are moved to the next shot when the strike comes."""
         self.match_id: int | None = None
         self.view: MatchView | None = None
         self._match: dict[str, Any] = {}
@@ -52,6 +65,10 @@ class LiveReferee:
         self.rolling: dict[str, Any] | None = None
         """The camera's strike of the shot being played (from the strike to its shot's end):
         a call or push-out tapped meanwhile is for the next shot, not for this one."""
+        self.replaced_strike: int | None = None
+        """The strike frame of a camera shot the camera went down during and the operator
+        entered by hand: the camera's own end of it, once the picture is back, is not judged
+        a second time."""
 
     def resume(self) -> bool:
         """Load the match the service was refereeing before it stopped; False if none."""
@@ -104,7 +121,7 @@ class LiveReferee:
     ) -> int:
         session.start(players, breaker, self.rules, race_to)  # validates before storing
         match_id = self.store.create_match(players, breaker, source, race_to)
-        self.held = []
+        self.held, self.taps = [], []
         self._load(match_id)
         self.publish(self.state_message())
         return match_id
@@ -129,9 +146,15 @@ class LiveReferee:
             payload = {**payload, "for_next_shot": True}
         session.apply(view, Action(0, kind, payload), self.rules)  # raises before storing
         row = self.store.add_action(match_id, kind, payload)
+        if kind in session.NEXT_SHOT_KINDS and not rolling and for_shot in (None, "auto"):
+            self.taps.append((self.clock(), row.id))
         self.view = session.apply(view, Action(row.id, kind, payload), self.rules)
         self.publish(self.state_message())
         result = self.view.last_result if kind in ("option_choice", "warning") else None
+        dropped = (result or {}).get("dropped_declarations")
+        if dropped:  # e.g. a push-out tapped before the choice: none once the option is taken
+            self.publish({"type": "alert", "message": f"{_said(dropped['declarations'])} was "
+                          f"dropped when the option was taken: {dropped['refused']}"})  # fmt: skip
         held, self.held = self.held, []
         if kind == "option_choice":  # the shots played meanwhile can be judged now
             calls = [c for c in map(self.on_shot, held) if c is not None]
@@ -151,6 +174,14 @@ class LiveReferee:
         self.rolling = None
         if self.match_id is None or self.view is None:
             self.publish({"type": "alert", "message": "shot seen but no match started"})
+            return None
+        strike, replaced = shot.get("frame_strike"), self.replaced_strike
+        if isinstance(strike, int) and replaced is not None and strike <= replaced:
+            audit = {"reason": "entered by hand while the camera was down", "shot": shot}
+            self.store.add_audit(self.match_id, 0, "replaced_by_entered_shot", audit)
+            self.publish({"type": "alert", "message": "the camera came back and ended the shot "
+                          "it went down during: it was entered by hand, so the camera's version "
+                          "is not judged (it is kept in the match's export)"})  # fmt: skip
             return None
         shot = _on_table(shot, self.view)
         try:  # a shot the rules cannot take now (rack over, option pending) is not an action
@@ -178,13 +209,22 @@ class LiveReferee:
         """
         _match_id, view = self._require_match()
         session.apply(view, Action(0, "shot", shot), self.rules)  # raises before storing
+        cut = self.rolling if self.rolling and self.rolling.get("source_down") else None
+        if cut is not None:  # this is the shot the camera went down during
+            self.rolling, self.replaced_strike = None, int(cut.get("frame", -1))
         call = self._judged(shot)
         return {"call": call, **self.state_message()}
+
+    def on_source_down(self) -> None:
+        """The camera stalled or is reconnecting: a shot rolling now may never end on camera
+        (a shot entered by hand meanwhile is that shot, see `replaced_strike`)."""
+        if self.rolling is not None:
+            self.rolling = {**self.rolling, "source_down": True}
 
     def _judged(self, shot: dict[str, Any]) -> dict[str, Any]:
         """Store a shot the rules take now, judge it and publish its call."""
         assert self.match_id is not None and self.view is not None
-        self.interrupted = None
+        self.interrupted, self.taps = None, []
         row = self.store.add_action(self.match_id, "shot", shot)
         self.view = session.apply(self.view, Action(row.id, "shot", shot), self.rules)
         call = self.view.last_call
@@ -199,14 +239,52 @@ class LiveReferee:
                           f"was not kept for the next shot: {carried['refused']}"})  # fmt: skip
         return call
 
-    def on_event(self, event: dict[str, Any]) -> None:
-        """Store and publish a camera event (design.md §5 event object)."""
+    def on_event(self, event: dict[str, Any], happened_s: float | None = None) -> None:
+        """Store and publish a camera event (design.md §5 event object).
+
+        `happened_s` is when the frame the event happened on was captured (on `clock`): the
+        declarations tapped after a strike's frame, before the camera was sure of it, are
+        for the next shot, as if tapped while the balls rolled.
+        """
         if event.get("kind") == "strike":
             self.rolling = event
         elif event.get("kind") == "shot_end":
             self.rolling = None
         self.store.add_event(self.match_id, event)
         self.publish({"type": "event", **event})
+        if event.get("kind") == "strike":
+            late = [i for t, i in self.taps if happened_s is not None and t > happened_s]
+            self.taps = []
+            if late:
+                self._move_to_next_shot(late, event)
+
+    def _move_to_next_shot(self, action_ids: list[int], strike: dict[str, Any]) -> None:
+        """Declarations tapped after the stroke (the camera said so late) become the next
+        shot's: each is stored again for the next shot and the tapped one cancelled by it,
+        so that the match, a replay and a restart all read them so; the rolling shot keeps
+        what was declared before its stroke. The page is told (`moved_to_next_shot`), to ask
+        the operator as it asks for a call tapped while the balls roll."""
+        if self.match_id is None:
+            return
+        in_force = {r.id: r for r in self.store.actions(self.match_id) if _counts(r)}
+        moved: list[dict[str, Any]] = []
+        for action_id in action_ids:
+            row = in_force.get(action_id)
+            if row is None:  # undone meanwhile
+                continue
+            payload = {**row.payload, "for_next_shot": True, "moved_from": row.id}
+            again = self.store.add_action(self.match_id, row.kind, payload)
+            self.store.mark_undone(row.id, again.id)
+            moved.append({"action_id": again.id, "moved_from": row.id, "kind": row.kind,
+                          "payload": dict(row.payload)})  # fmt: skip
+        if not moved:
+            return
+        audit = {"moved": moved, "strike": {k: strike.get(k) for k in ("frame", "time_s")}}
+        last = int(moved[-1]["action_id"])
+        self.store.add_audit(self.match_id, last, "moved_to_next_shot", audit)
+        self.view = self._replay()
+        self.publish({"type": "moved_to_next_shot", **audit})
+        self.publish(self.state_message())
 
     def undo(self) -> dict[str, Any]:
         """Cancel the latest action still in force (a declaration, a shot, a correction...)."""

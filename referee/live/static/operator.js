@@ -106,6 +106,31 @@
     });
   }
 
+  // The camera reports a strike a few frames late: what was tapped after the stroke, before
+  // it said so, the service moved to the next shot. Ask, as for a tap while the balls roll;
+  // "the shot rolling now" takes them back for it (and off the next shot).
+  const DECLARE_PATH = {
+    call: "/api/declare/call", push_out: "/api/declare/push-out", safety: "/api/declare/safety",
+    break_announce_10: "/api/declare/break-10", clear_declarations: "/api/declare/clear",
+  };
+  function movedWords(m) {
+    if (m.kind === "call") return `call: ${m.payload.ball} in ${Tenball.POCKET_LABEL[m.payload.pocket]}`;
+    return { push_out: "push-out", safety: "safety", break_announce_10: "10 on the break", clear_declarations: "clear" }[m.kind] || m.kind;
+  }
+  function askMoved(moved) {
+    const box = $("ask");
+    const said = moved.map(movedWords).join(", ");
+    box.querySelector("span").textContent = `Tapped after the stroke: ${said}, kept for the next shot. For which shot?`;
+    $("ask-this").classList.toggle("hidden", !rolling);
+    box.classList.remove("hidden");
+    $("ask-this").onclick = async () => {
+      box.classList.add("hidden");
+      if (!(await post("/api/declare/clear?for_shot=next", {}, "next shot cleared"))) return;
+      for (const m of moved) await post(`${DECLARE_PATH[m.kind]}?for_shot=this`, m.payload, `${movedWords(m)} (the shot rolling now)`);
+    };
+    $("ask-next").onclick = () => box.classList.add("hidden");
+  }
+
   // Once the shot ends (its call comes), a question still open can only mean the next shot:
   // a call for the judged shot is a correction ('Correct the last call').
   function setRolling(now) {
@@ -295,6 +320,7 @@
   Tenball.connect((msg) => {
     if (msg.type === "state") { if ("shot_rolling" in msg) setRolling(msg.shot_rolling); render(msg); }
     else if (msg.type === "event" && (msg.kind === "strike" || msg.kind === "shot_end")) setRolling(msg.kind === "strike");
+    else if (msg.type === "moved_to_next_shot") askMoved(msg.moved);
     else if (msg.type === "call") { renderCall(msg); toast(Tenball.callHeadline(msg, match), !!(msg.result || {}).foul); }
     else if (msg.type === "balls") table.setBalls(msg.balls);
     else if (msg.type === "source_status") renderSource(msg);

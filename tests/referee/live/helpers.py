@@ -266,3 +266,49 @@ class CsvTruthDetector:
             confidence=np.ones(n, np.float32),
             class_prob=class_prob,
         )
+
+
+class SteppedCamera:
+    """A live camera that gives frame i only once the test allowed frames up to it; while
+    unplugged its reads fail (the capture reopens it, and it goes on where it was)."""
+
+    fps = 30.0
+    frame_count = None
+
+    def __init__(self) -> None:
+        self.allowed = 0
+        self.index = 0
+        self.unplugged = False
+        self._condition = threading.Condition()
+
+    @contextlib.contextmanager
+    def plugged(self) -> Iterator[None]:
+        """Unplugged on exit: a read waiting for the test returns (the service stops then)."""
+        try:
+            yield
+        finally:
+            self.plug(False)
+
+    def plug(self, plugged: bool) -> None:
+        with self._condition:
+            self.unplugged = not plugged
+            self._condition.notify_all()
+
+    def allow(self, frames: int) -> None:
+        with self._condition:
+            self.allowed = frames
+            self._condition.notify_all()
+
+    def read(self) -> Frame | None:
+        with self._condition:
+            self._condition.wait_for(
+                lambda: self.index < self.allowed or self.unplugged, timeout=60
+            )
+        if self.index >= self.allowed or self.unplugged:
+            return None
+        self.index += 1
+        index = self.index - 1
+        return Frame(np.zeros((8, 8, 3), np.uint8), index, index / self.fps)
+
+    def close(self) -> None:
+        return None

@@ -116,7 +116,7 @@ def test_a_shot_cut_by_a_stop_is_announced_and_can_be_entered_by_hand(tmp_path: 
         _post_to(server, "/api/match", {"players": {"A": "Ann", "B": "Ben"}, "breaker": "A"})
         wait_for(lambda: any(e["kind"] == "strike" for e in
                              httpx.get(f"{server.url}/api/matches/1/export").json()["events"]),
-                 what="the strike to be stored")  # fmt: skip
+                 timeout_s=60, what="the strike to be stored")  # fmt: skip
     with serve(settings) as server:
         with connect(server.ws_url) as ws:
             alert, _ = receive_until(ws, "alert")
