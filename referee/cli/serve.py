@@ -8,6 +8,8 @@ Reads a camera, a stream or a file, referees the match live and serves the opera
 from __future__ import annotations
 
 import argparse
+import logging
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -98,6 +100,12 @@ def run(args: argparse.Namespace) -> int:
         sock.close()
         print(f"tenball serve: --db: {error}", file=sys.stderr)
         return 2
+    except (OSError, sqlite3.Error) as error:  # a folder that cannot be made, a bad file
+        sock.close()
+        print(f"tenball serve: --db {settings.db}: cannot open the match database: {error}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    _say_source_changes()
     base = f"http://{settings.host}:{settings.port}"
     print(f"tenball serve: operator token: {settings.token}", flush=True)
     print(f"tenball serve: operator page {base}/operator?token={settings.token}", flush=True)
@@ -114,6 +122,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _say_source_changes() -> None:
+    """The camera's state changes on the console too (connecting, live, reconnecting and
+    why): a camera that cannot be opened was said only on the operator page."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("tenball serve: %(message)s"))
+    capture_log = logging.getLogger("referee.live.capture")
+    capture_log.setLevel(logging.INFO)
+    capture_log.addHandler(handler)
+
+
 def _check_inputs(args: argparse.Namespace) -> str:
     """What is wrong with the inputs, before the server starts ("" when nothing)."""
     from calibration.io import CalibrationError, load_calibration
@@ -123,9 +141,26 @@ def _check_inputs(args: argparse.Namespace) -> str:
         table_choice(args.table)
     except ValueError as error:
         return f"--table: {error}"
+    problem = _check_file_source(str(args.source).strip())
+    if problem:
+        return f"--source {args.source}: {problem}"
     if args.calibration is not None:
         try:
             load_calibration(args.calibration)
         except (OSError, CalibrationError, ValueError) as error:
             return f"--calibration {args.calibration}: {error}"
+    return ""
+
+
+def _check_file_source(spec: str) -> str:
+    """Why a file or folder source cannot be read ("" when it can, or when the source is a
+    camera or a stream: those may come up later, and the service waits for them)."""
+    from vision.sources import STREAM_SCHEMES, SourceError, open_source
+
+    if spec.lower() in ("", "none") or spec.isdigit() or spec.lower().startswith(STREAM_SCHEMES):
+        return ""
+    try:
+        open_source(spec).close()
+    except SourceError as error:
+        return f"{error} (a camera is its number, a stream an rtsp:// or http:// URL)"
     return ""

@@ -217,7 +217,7 @@ class CaptureThread(threading.Thread):
         if (state, message) != (self.status.state, self.status.message):
             self.status.state = state
             self.status.message = message
-            logger.info("source %s %s", state, message)
+            logger.info("source %s%s", state, f": {message}" if message else "")
             self._on_status(self.status)
 
     def run(self) -> None:

@@ -75,16 +75,23 @@ def test_serve_prints_a_token_and_serves_until_stopped(tmp_path: Path) -> None:
     [
         (["--calibration", "missing.json"], "--calibration"),
         (["--table", "12ft"], "--table"),
+        (["--source", "match.mp4"], "--source match.mp4: video file not found"),
+        (["--db", "notes.txt/l.db"], "--db notes.txt/l.db: cannot open the match database"),
     ],
-    ids=["missing-calibration", "unknown-table"],
+    ids=["missing-calibration", "unknown-table", "missing-video", "db-under-a-file"],
 )
 def test_bad_inputs_exit_2_naming_the_flag(tmp_path: Path, flags: list[str], words: str) -> None:
+    """A mistyped video file used to start a service that retried it for ever, saying
+    nothing on the console; a database that cannot be made ended in a traceback."""
+    (tmp_path / "notes.txt").write_text("not a folder")
+    command = [*TENBALL, "serve", "--source", "none", "--db", str(tmp_path / "l.db")]
     result = subprocess.run(
-        [*TENBALL, "serve", "--source", "none", "--db", str(tmp_path / "l.db"), *flags],
+        [*command, "--port", "0", *flags],
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
     )
-    assert result.returncode == 2
+    assert result.returncode == 2, result.stderr
     assert words in result.stderr
+    assert "Traceback" not in result.stderr
