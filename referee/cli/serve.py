@@ -43,7 +43,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8000, help="port (0: any free port)")
     parser.add_argument(
-        "--token", default="", help="operator token (default: a new one, printed at startup)"
+        "--token",
+        default="",
+        help="operator token (default: the database's, made at its first start and kept "
+        "across restarts; printed at startup)",
     )
     parser.add_argument(
         "--db",
@@ -60,8 +63,6 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import secrets
-
     import uvicorn
     from pydantic import ValidationError
 
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
             table=args.table,
             host=args.host,
             port=args.port,
-            token=args.token or secrets.token_urlsafe(16),
+            token=args.token,
             db=args.db,
             realtime=args.realtime,
         )
@@ -105,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tenball serve: --db {settings.db}: cannot open the match database: {error}",
               file=sys.stderr)  # fmt: skip
         return 2
+    settings = app.state.settings  # with the database's token when --token is not given
     _say_source_changes()
     base = f"http://{settings.host}:{settings.port}"
     print(f"tenball serve: operator token: {settings.token}", flush=True)

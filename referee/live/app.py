@@ -214,6 +214,15 @@ async def enter_shot(body: m.ManualShot, runtime: Runtime) -> dict[str, Any]:
         raise _refusal(error) from error
 
 
+@operator.post("/matches/{match_id}/resume")
+async def resume_match(match_id: MatchId, runtime: Runtime) -> dict[str, Any]:
+    """Make a stored match the current one again (e.g. after a new match started by mistake)."""
+    try:
+        return {"match_id": match_id, **runtime.referee.resume_match(match_id)}
+    except MatchNotFoundError as error:
+        raise HTTPException(status_code=404, detail=str(error)) from error
+
+
 @operator.post("/alerts/{alert_id}/dismiss")
 async def dismiss_alert(alert_id: MatchId, runtime: Runtime) -> dict[str, Any]:
     """The operator saw an alert (OK): it leaves every page and is not shown again."""
@@ -336,7 +345,8 @@ def create_app(
     """The live referee app.
 
     Args:
-        settings: the service settings (a token is generated when `settings.token` is empty).
+        settings: the service settings; without `settings.token`, the one kept in the
+            database (made at its first start).
         rules: the rules engine (default: the FFB engine of referee.rules).
         open_source: opens the frame source (default: vision.sources.open_source of
             `settings.source`; none when the source is "none").
@@ -344,14 +354,15 @@ def create_app(
     """
     from referee.live import defaults
 
-    if not settings.token:
-        settings = settings.model_copy(update={"token": secrets.token_urlsafe(16)})
     runtime = LiveRuntime(
         settings,
         rules or defaults.rules(),
         open_source if open_source is not None else defaults.source_opener(settings),
         make_pipeline or defaults.pipeline_factory(settings),
     )
+    if not settings.token:  # the database's: a restart keeps the phones signed in
+        token = runtime.store.operator_token(lambda: secrets.token_urlsafe(16))
+        settings = runtime.settings = settings.model_copy(update={"token": token})
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

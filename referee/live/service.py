@@ -126,6 +126,18 @@ class LiveReferee:
         self.publish(self.state_message())
         return match_id
 
+    def resume_match(self, match_id: int) -> dict[str, Any]:
+        """Go back to a stored match (one replaced by a new match started by mistake).
+
+        Raises:
+            MatchNotFoundError: no such match; nothing changed.
+        """
+        self.store.make_current(match_id)
+        self.held, self.taps, self.interrupted = [], [], None
+        self._load(match_id)
+        self.publish(self.state_message())
+        return self.state_message()
+
     def _require_match(self) -> tuple[int, MatchView]:
         if self.match_id is None or self.view is None:
             raise NoMatchError("no match started: POST /api/match first")

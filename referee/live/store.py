@@ -13,13 +13,17 @@ only a power loss may lose the last few milliseconds.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from referee.live.store_lock import StoreInUseError, hold
+
+__all__ = ["ActionRow", "MatchNotFoundError", "MatchStore", "StoreInUseError"]
 
 SCHEMA_VERSION = 1
 
@@ -106,43 +110,6 @@ class MatchNotFoundError(LookupError):
     """No match with that id in the database."""
 
 
-class StoreInUseError(RuntimeError):
-    """Another running service holds the database (two tables given the same --db)."""
-
-
-def _hold(path: Path) -> Any:
-    """An open lock file beside the database, locked for this process alone.
-
-    Two services on one database would share its current match: the second table would
-    resume the first one's match and each would overwrite what the other started. The lock
-    is the kernel's (flock): a killed service (kill -9) releases it with its process, so a
-    restart is never refused by a stale lock.
-
-    Raises:
-        StoreInUseError: another process holds it; the message names that process.
-    """
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: no lock, as before
-        return None
-    handle = path.with_name(path.name + ".lock").open("a+")
-    try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as error:
-        handle.seek(0)
-        holder = handle.read().strip() or "another process"
-        handle.close()
-        raise StoreInUseError(
-            f"the match database {path} is in use by {holder}: each table needs its own "
-            "database (--db), and a service must stop before another takes its database"
-        ) from error
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"tenball serve (pid {os.getpid()})\n")
-    handle.flush()
-    return handle
-
-
 class MatchStore:
     """The database of live matches. Thread safe (one connection behind a lock).
 
@@ -157,7 +124,7 @@ class MatchStore:
         self._held = None
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self._held = _hold(Path(path))
+            self._held = hold(Path(path))
         self.path = str(path)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -207,11 +174,34 @@ class MatchStore:
             self._db.execute("COMMIT")
         return match_id
 
+    def make_current(self, match_id: int) -> None:
+        """Make a stored match the current one again (a restart resumes it).
+
+        Raises:
+            MatchNotFoundError: no such match.
+        """
+        self.match(match_id)
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('current_match', ?)",
+                (str(match_id),),
+            )
+
     def current_match_id(self) -> int | None:
         """The match the service was refereeing when it stopped, if any."""
         with self._lock:
             row = self._db.execute("SELECT value FROM meta WHERE key='current_match'").fetchone()
         return int(row[0]) if row else None
+
+    def operator_token(self, new: Callable[[], str]) -> str:
+        """The operator token kept in the database (made by `new` the first time): a service
+        restarted without --token keeps it, so the phones signed in to it stay signed in."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES ('operator_token', ?)", (new(),)
+            )
+            row = self._db.execute("SELECT value FROM meta WHERE key='operator_token'").fetchone()
+        return str(row[0])
 
     def match(self, match_id: int) -> dict[str, Any]:
         """The match row as JSON: id, created_at, players, breaker, source, race_to."""

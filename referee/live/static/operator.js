@@ -208,13 +208,24 @@
     b.onclick = () => send(b.dataset.post, b.dataset.body ? JSON.parse(b.dataset.body) : {}, b.textContent);
   }
   for (const p of ["A", "B"]) $(`warn-${p}`).onclick = () => post("/api/warning", { player: p }, `${p} warned`);
+  // A match still being played is not replaced by one tap: it stays stored either way, and
+  // 'Back to the previous match' returns to it.
+  const unfinished = () => match && !match.match_winner && match.shots > 0;
   for (const b of document.querySelectorAll("[data-start]")) {
-    b.onclick = () => post("/api/match", {
+    b.onclick = () => (unfinished() && !confirm(`${match.players.A} v ${match.players.B} is not over: start a new match?`)) || post("/api/match", {
       players: { A: $("m-A").value.trim() || "A", B: $("m-B").value.trim() || "B" },
       breaker: b.dataset.start,
       race_to: Number($("m-race").value) || null,
     }, "match started");
   }
+  $("previous-match").onclick = async () => {
+    const listed = await fetch("/api/matches").then((r) => r.json()).catch(() => null);
+    const earlier = ((listed && listed.matches) || []).filter((id) => id !== listed.current);
+    if (!earlier.length) { toast("no earlier match", true); return; }
+    const id = Math.max(...earlier);
+    if (unfinished() && !confirm(`${match.players.A} v ${match.players.B} is not over: go back to match ${id}?`)) return;
+    post(`/api/matches/${id}/resume`, {}, `back to match ${id}`);
+  };
   $("undo").onclick = async () => {
     const data = await post("/api/undo", {}, "undone");
     if (data && data.undone) toast(`undone: ${data.undone.kind}`);

@@ -95,3 +95,26 @@ def test_bad_inputs_exit_2_naming_the_flag(tmp_path: Path, flags: list[str], wor
     assert result.returncode == 2, result.stderr
     assert words in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_restart_keeps_the_operator_token(tmp_path: Path) -> None:
+    """Without --token the service used to make a new token at each start: after a restart
+    (a crash, a reboot) every phone got 401 until someone read the new one off the console.
+    The token is now the database's; an explicit --token still wins, and another database
+    has its own."""
+    from referee.live.app import create_app
+    from referee.live.settings import LiveSettings
+
+    def token(db: Path, given: str = "") -> str:
+        app = create_app(LiveSettings(source="none", db=db, token=given))
+        try:
+            return str(app.state.settings.token)
+        finally:
+            app.state.runtime.store.close()
+
+    first = token(tmp_path / "club.sqlite3")
+    assert len(first) >= 16
+    assert token(tmp_path / "club.sqlite3") == first
+    assert token(tmp_path / "club.sqlite3", given="chosen") == "chosen"
+    assert token(tmp_path / "club.sqlite3") == first
+    assert token(tmp_path / "table2.sqlite3") != first
