@@ -108,10 +108,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     settings = app.state.settings  # with the database's token when --token is not given
     _say_source_changes()
-    base = f"http://{settings.host}:{settings.port}"
+    base, note = page_base(settings.host, settings.port)
     print(f"tenball serve: operator token: {settings.token}", flush=True)
     print(f"tenball serve: operator page {base}/operator?token={settings.token}", flush=True)
     print(f"tenball serve: overlay {base}/overlay  video {base}/stream.mjpg", flush=True)
+    if note:
+        print(f"tenball serve: {note}", flush=True)
     # /stream.mjpg never ends by itself: without a limit, stopping would wait for its viewers
     config = uvicorn.Config(
         app,
@@ -122,6 +124,39 @@ def run(args: argparse.Namespace) -> int:
     )
     uvicorn.Server(config).run(sockets=[sock])
     return 0
+
+
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+ANY_HOSTS = frozenset({"0.0.0.0", "::", ""})
+
+
+def page_base(host: str, port: int) -> tuple[str, str]:
+    """The address to print for the pages, and a note ("" when none).
+
+    Listening on every address (--host 0.0.0.0), the printed link is this machine's address
+    on its network, the one a phone can open (http://0.0.0.0:8000 opens nothing there).
+    Listening on this machine only (the default), the note says how to let the phones in.
+    """
+    if host in ANY_HOSTS:
+        return f"http://{_network_address() or '127.0.0.1'}:{port}", ""
+    shown = f"[{host}]" if ":" in host else host
+    note = ("the pages answer on this machine only: --host 0.0.0.0 lets the phones and the "
+            "streaming computer on the network in") if host in LOCAL_HOSTS else ""  # fmt: skip
+    return f"http://{shown}:{port}", note
+
+
+def _network_address() -> str | None:
+    """This machine's IPv4 address on its network (None when it has none but loopback). A UDP
+    socket is only pointed at a private address: no packet is sent."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.254.254.254", 1))
+            address = str(probe.getsockname()[0])
+    except OSError:
+        return None
+    return None if address.startswith("127.") or address == "0.0.0.0" else address
 
 
 def _say_source_changes() -> None:

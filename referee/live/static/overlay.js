@@ -10,6 +10,8 @@
   function renderState(msg) {
     if (msg.table) table.setTable(msg.table);
     match = msg.match;
+    // no match yet (OBS set up before the players came): no placeholder scoreboard on stream
+    document.getElementById("top").classList.toggle("hidden", !match);
     if (!match) return;
     const rules = match.rules_state || {};
     for (const p of ["A", "B"]) {

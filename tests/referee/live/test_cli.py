@@ -118,3 +118,18 @@ def test_a_restart_keeps_the_operator_token(tmp_path: Path) -> None:
     assert token(tmp_path / "club.sqlite3", given="chosen") == "chosen"
     assert token(tmp_path / "club.sqlite3") == first
     assert token(tmp_path / "table2.sqlite3") != first
+
+
+def test_the_printed_links_are_ones_a_phone_can_open() -> None:
+    """Listening on every address, the links used to read http://0.0.0.0:8000/..., which no
+    phone opens; on this machine only (the default), nothing said why the phones could not
+    connect."""
+    from referee.cli.serve import page_base
+
+    anywhere, said = page_base("0.0.0.0", 8000)
+    assert re.fullmatch(r"http://[0-9.]+:8000", anywhere) and "0.0.0.0" not in anywhere
+    assert said == ""
+    local, note = page_base("127.0.0.1", 8000)
+    assert local == "http://127.0.0.1:8000" and "--host 0.0.0.0" in note
+    assert page_base("::1", 8000)[0] == "http://[::1]:8000"
+    assert page_base("192.168.1.20", 8000) == ("http://192.168.1.20:8000", "")
