@@ -228,7 +228,7 @@ class LiveRuntime:
             happened_s = self._captured_at.get(int(event.get("frame", -1)))
             self.referee.on_event(
                 event | {"captured_s": output.captured_s},
-                happened_s if happened_s is not None else _captured_when(event, output),
+                happened_s if happened_s is not None else captured_when(event, output),
             )
             now_s = time.monotonic()
             self.event_latency_s.append(now_s - output.captured_s)
@@ -345,10 +345,11 @@ class _FitWatched:
         return getattr(self._pipeline, name)
 
 
-def _captured_when(event: dict[str, Any], output: FrameOutput) -> float:
+def captured_when(event: dict[str, Any], output: FrameOutput) -> float:
     """When the frame an event happened on was captured, for a frame not processed (skipped
     or dropped): the reporting frame's capture less the picture's time between them."""
-    between_s = output.time_s - float(event.get("time_s", output.time_s))
+    time_s = event.get("time_s")
+    between_s = output.time_s - float(time_s) if isinstance(time_s, int | float) else 0.0
     return output.captured_s - max(0.0, between_s)
 
 

@@ -163,3 +163,14 @@ def test_the_operator_page_asks_and_takes_a_moved_call_back_for_the_rolling_shot
     assert state["shot_rolling"] is True
     assert state["match"]["declarations"]["call"]["ball"] == 2
     assert not (state["match"]["next_declarations"] or {}).get("call")
+
+
+def test_a_strike_on_a_frame_not_analysed_is_timed_from_the_picture() -> None:
+    """The machine behind, the stroke's frame was skipped: its capture is the reporting
+    frame's, less the picture's time between them."""
+    from referee.live.runtime import captured_when
+    from referee.live.worker import FrameOutput
+
+    output = FrameOutput(frame=20, time_s=2.0, captured_s=100.0)
+    assert captured_when({"frame": 14, "time_s": 1.5}, output) == pytest.approx(99.5)
+    assert captured_when({"frame": 14}, output) == pytest.approx(100.0)
