@@ -92,6 +92,7 @@
   // rolling, entered late, or the next one) instead of guessing.
   function declare(path, body, done) {
     if (!rolling) return post(path, body, done);
+    movedAsked = null;  // this question takes the box
     const box = $("ask");
     box.querySelector("span").textContent = `Balls still rolling. ${done}: for which shot?`;
     $("ask-this").classList.remove("hidden");
@@ -117,7 +118,23 @@
     if (m.kind === "call") return `call: ${m.payload.ball} in ${Tenball.POCKET_LABEL[m.payload.pocket]}`;
     return { push_out: "push-out", safety: "safety", break_announce_10: "10 on the break", clear_declarations: "clear" }[m.kind] || m.kind;
   }
+  // The question leaves every page once no moved declaration waits for the next shot any
+  // more (another operator answered it, or it was undone).
+  let movedAsked = null;
+  function stillMoved(m, next) {
+    if (m.kind === "call") return !!next.call && next.call.ball === m.payload.ball && next.call.pocket === m.payload.pocket;
+    if (m.kind === "push_out") return !!next.push_out;
+    if (m.kind === "safety") return !!next.safety_intended;
+    if (m.kind === "break_announce_10") return !!next.break_announce_10;
+    return true;
+  }
+  function closeAnswered() {
+    if (!movedAsked || !match) return;
+    const next = match.next_declarations || {};
+    if (!movedAsked.some((m) => stillMoved(m, next))) { $("ask").classList.add("hidden"); movedAsked = null; }
+  }
   function askMoved(moved) {
+    movedAsked = moved;
     const box = $("ask");
     const said = moved.map(movedWords).join(", ");
     box.querySelector("span").textContent = `Tapped after the stroke: ${said}, kept for the next shot. For which shot?`;
@@ -125,10 +142,11 @@
     box.classList.remove("hidden");
     $("ask-this").onclick = async () => {
       box.classList.add("hidden");
+      movedAsked = null;
       if (!(await post("/api/declare/clear?for_shot=next", {}, "next shot cleared"))) return;
       for (const m of moved) await post(`${DECLARE_PATH[m.kind]}?for_shot=this`, m.payload, `${movedWords(m)} (the shot rolling now)`);
     };
-    $("ask-next").onclick = () => box.classList.add("hidden");
+    $("ask-next").onclick = () => { box.classList.add("hidden"); movedAsked = null; };
   }
 
   // Once the shot ends (its call comes), a question still open can only mean the next shot:
@@ -297,6 +315,7 @@
     $("declared").textContent = said.join(" · ");
     table.showCall(d.call);
     if (match.last_call) renderCall(match.last_call);
+    closeAnswered();
   }
 
   function declaredWords(d) {

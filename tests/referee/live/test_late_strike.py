@@ -125,13 +125,16 @@ def test_only_the_taps_after_the_stroke_move_and_a_restart_keeps_them(tmp_path: 
 @pytest.mark.skipif(
     CHROMIUM is None, reason="chromium is not installed (Debian package 'chromium')"
 )
+@pytest.mark.parametrize("answered_on", ["this page", "another operator's"])
 def test_the_operator_page_asks_and_takes_a_moved_call_back_for_the_rolling_shot(
     tmp_path: Path,
     browser: Browser,  # noqa: F811 (the fixture)
+    answered_on: str,
 ) -> None:
     """The call tapped on the page after the stroke, before the camera said so, is moved to
     the next shot: the page asks which shot it was for, as for a call tapped while the balls
-    roll, and 'the shot rolling now' makes it the rolling shot's (and not the next one's)."""
+    roll, and 'the shot rolling now' makes it the rolling shot's (and not the next one's).
+    Answered on another operator's page, the question leaves this one."""
     camera = SteppedCamera()
     strike = {10: [Event(10, 10 / 30, EventKind.STRIKE, (0,))]}
     pipeline = ScriptedPipeline(strike, {100_000: ScriptedShot(dict(ONE_DOWN), 10, 100_000)})
@@ -155,8 +158,14 @@ def test_the_operator_page_asks_and_takes_a_moved_call_back_for_the_rolling_shot
                          what="the question")  # fmt: skip
         asked = browser.evaluate("document.querySelector('#ask span').textContent")
         moved = browser.evaluate(declared)
-        browser.evaluate("document.getElementById('ask-this').click()")
+        if answered_on == "this page":
+            browser.evaluate("document.getElementById('ask-this').click()")
+        else:  # the page's question leaves once answered elsewhere
+            _post(server, "/api/declare/clear?for_shot=next", {})
+            _post(server, "/api/declare/call?for_shot=this", {"ball": 2, "pocket": "side_left"})
         browser.wait_for(f"{declared} === 'call: 2 in side left'", what="the call taken back")
+        browser.wait_for("document.getElementById('ask').classList.contains('hidden')",
+                         what="the question gone")  # fmt: skip
         state = httpx.get(f"{server.url}/api/state", timeout=30).json()
     assert asked.startswith("Tapped after the stroke: call: 2 in side left")
     assert moved == "next shot: call: 2 in side left"
