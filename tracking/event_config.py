@@ -124,6 +124,13 @@ class EventConfig:
             on a cushion (`tracking.drops.DropExplainer._on_rail`: its centre beyond the
             touching line where the rail runs, not in a pocket's opening) left the table
             over that rail instead. Off by default until measured on held-out clips.
+        jump_check: a start whose ball made its first step faster than it could then stop,
+            and stopped or went back, with no resting ball or cushion beside it to stop it,
+            is the detector's centre jumping (`tracking.jumps`), not a ball set moving: it
+            is dismissed, so a ball rolling past is not taken for its toucher. Off by
+            default: on six rendered clips (20 shots, real detector) it changed no call and
+            delayed one real break contact (corner 7 ft 50 fps: the 7's start dismissed, its
+            contact found 0.03 s later at confidence 0.5); to be A/B'd on held-out clips.
     """
 
     fit_window_s: float = 0.08
@@ -153,3 +160,4 @@ class EventConfig:
     lost_off_table_confidence: float = 0.5
     hidden_roll_max_s: float = 2.0
     climbed_off_table: bool = False
+    jump_check: bool = False

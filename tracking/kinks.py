@@ -121,7 +121,7 @@ class KinkExplainer(RailContacts):
             return []
         previous, middle, latest = self._kinks
         peak = (middle.change > middle.threshold) & (middle.change >= previous.change)
-        peak &= (middle.change > latest.change) & ~self._settled_before(m - 2 * k)
+        peak &= (middle.change > latest.change) & ~self._resting_since_before(m - 2 * k)
         events = []
         for ball in true_indices(peak):
             events += self._explain_kink(int(ball), middle)
@@ -177,7 +177,7 @@ class KinkExplainer(RailContacts):
         result: FloatArray = p[ball] + v[ball] * (time_s - t_ref[ball])
         return result
 
-    def _settled_before(self, first: int) -> NDArray[np.bool_]:
+    def _resting_since_before(self, first: int) -> NDArray[np.bool_]:
         """(B,) balls at rest since before push ``first`` (the analysed fits' first frame):
         a kink of theirs is detector noise (a ball resting beside a rail jitters in and out
         across it), not a contact; a ball set moving is moving again by the time its kink

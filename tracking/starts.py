@@ -19,13 +19,14 @@ from tracking.event_config import EventConfig
 from tracking.fastnp import true_indices
 from tracking.hand_moves import HandMoves
 from tracking.history import FloatArray, fit_lines
+from tracking.jumps import JumpCheck
 from tracking.touchers import Path as Path  # re-exported: tracking.drops and kinks use it
 from tracking.touchers import TouchFinder
 from tracking.types import Event, EventKind
 from vision.types import CUE
 
 
-class StartExplainer(HandMoves, TouchFinder):
+class StartExplainer(HandMoves, TouchFinder, JumpCheck):
     """Start explanation for `EventDetector` (which defines the state declared here and in
     `DisturbanceCheck`)."""
 
@@ -61,7 +62,8 @@ class StartExplainer(HandMoves, TouchFinder):
                 # balls it set off): the cue ball's own start is that stroke, rolling on, not
                 # a new one from where it was last seen.
                 continue
-            events += self._explain_start(ball, detected, k)
+            if not self._centre_jumped(ball, detected, k):
+                events += self._explain_start(ball, detected, k)
         return events + self._confirm_disturbances()
 
     def _explain_start(self, ball: int, detected: int, k: int) -> list[Event]:
