@@ -22,7 +22,8 @@ the balls). Scored per run:
 * false rows: on the labelled frames whose labels hold every ball on the table (the clip's
   ``complete_frames``: the top-down clips, one or two balls), ``on_table`` track rows
   farther than `FALSE_RADII` ball radii from every labelled ball: ghosts (pocket holes, the
-  player's shadow, the cue's tip) the review keeps as balls.
+  player's shadow, the cue's tip) the review keeps as balls; those within `HOLE_RADII` ball
+  radii of a pocket's point (the run's calibration) are counted apart as the holes' ghosts.
 
 Why "given" scored below "found" (measured at 58e4a90: strokes 4/6 against 5/6, pockets
 2/4 against 5/5): our by-eye corners of the top-down clips miss a rectangle by 1.9 px, and
@@ -68,6 +69,10 @@ CONTACT_RADII = 2.5
 """How far the named first ball may lie from the labelled one at the strike (ball radii)."""
 FALSE_RADII = 2.0
 """How far an ``on_table`` row must lie from every labelled ball to count as a false ball."""
+HOLE_RADII = 4.0
+"""A false row this near a pocket's point (the run's own calibration) counts as a pocket
+hole's ghost (`ClipScore.hole_rows`): a corner hole seen from above is a mouth (about four
+radii) across, its ghosts at its edge."""
 MODES = ("found", "given")
 """Review without a calibration file ("found") and with our by-eye one ("given")."""
 
@@ -89,6 +94,7 @@ class ClipScore:
     cue_frames_named: int = 0
     complete_frames: int = 0
     false_rows: int = 0
+    hole_rows: int = 0
     notes: list[str] = field(default_factory=list)
 
     def add(self, other: ClipScore) -> None:
@@ -107,7 +113,7 @@ class ClipScore:
             f"{self.contacts_right}/{self.contacts:<5} {self.pots_right}/{self.pots:<5} "
             f"{self.recall:6.3f} ({self.ball_frames_found}/{self.ball_frames}) "
             f"cue {self.cue_frames_named}/{self.cue_frames} "
-            f"false {self.false_rows}/{self.complete_frames}"
+            f"false {self.false_rows}/{self.complete_frames} (at holes {self.hole_rows})"
         )
 
 
@@ -214,7 +220,7 @@ def score_run(label: dict[str, Any], run: Path, fps: float) -> ClipScore:
     if score.extra_shots:
         frames = [shot["frame_strike"] for k, shot in enumerate(shots) if k not in used]
         score.notes.append(f"extra shots struck at frames {frames}")
-    _score_positions(score, label, tracks, radius)
+    _score_positions(score, label, tracks, radius, pocket_pixels(run))
     return score
 
 
@@ -265,15 +271,25 @@ def _score_positions(
     label: dict[str, Any],
     tracks: dict[int, list[tuple[str, float, float, str]]],
     radius: float,
+    pockets: dict[str, np.ndarray],
 ) -> None:
     complete = label.get("complete_frames", [])
+    holes = np.array(list(pockets.values()))
     for frame, balls in _labelled_positions(label).items():
         rows = [row for row in tracks.get(frame, []) if row[3] == "on_table"]
         if any(start <= frame <= end for start, end in complete):
             score.complete_frames += 1
-            score.false_rows += sum(
-                all(np.hypot(row[1] - u, row[2] - v) > FALSE_RADII * radius for _, (u, v) in balls)
+            false = [
+                row
                 for row in rows
+                if all(
+                    np.hypot(row[1] - u, row[2] - v) > FALSE_RADII * radius for _, (u, v) in balls
+                )
+            ]
+            score.false_rows += len(false)
+            score.hole_rows += sum(
+                float(np.min(np.hypot(*(holes - row[1:3]).T))) <= HOLE_RADII * radius
+                for row in false
             )
         taken: set[int] = set()
         for name, (u, v) in balls:
