@@ -306,18 +306,3 @@ class Identifier:
         """(N, 11) class probabilities of N balls (consistent across the frame when the
         config says `exclusive`)."""
         return self.probabilities(self.features(pixels))
-
-    def learn_from_rack(self, rack_features: dict[int, NDArray[np.float32]]) -> None:
-        """Adopt the colours seen on balls whose identity is known (e.g. in a rack the 1 at
-        the apex and the 10 in the middle), so the palette follows the table's light.
-
-        Args:
-            rack_features: ball class -> (5,) features of that ball.
-        """
-        updated = []
-        for palette in self.palettes:
-            for ball, feature in rack_features.items():
-                palette = palette.with_colour(ball, feature[1:4])
-            updated.append(palette)
-        self.palettes = updated
-        self._union = None

@@ -78,12 +78,3 @@ class Palette:
             dimmed = 255.0 * np.power(linear, 1.0 / 2.2)
             rgb[1:] = dimmed[1:]
         return cls(name=name if light == 1.0 else f"{name}@{light:g}", lab=rgb_to_lab(rgb))
-
-    def with_colour(self, ball: int, lab: NDArray[np.floating]) -> Palette:
-        """A copy with one class's colour replaced (learned from the table's own light)."""
-        table = self.lab.copy()
-        table[ball] = np.asarray(lab, dtype=np.float32)
-        if ball in STRIPED or ball in (1, 2):
-            partner = {1: 9, 9: 1, 2: 10, 10: 2}[ball]
-            table[partner] = table[ball]
-        return Palette(name=self.name, lab=table)
