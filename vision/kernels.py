@@ -14,11 +14,18 @@ numba is optional (it comes with the `synth` extra): without it, `compiled()` is
 the callers use their NumPy forms. numba is imported at the first kernel call, and the
 compiled code is cached next to this file: only the first process after an install or a
 change of this file compiles (11 s CPU), later ones load it (0.6 s).
+
+`warm_up_in_background` does that loading on a thread of its own as soon as a detector is
+built (`vision.region.RegionMaps`), while the review opens its video and learns the cloth,
+instead of inside the first searches: about a second of CPU (importing numba 0.4 s, readying
+LLVM with the first kernel 0.4 s, the other kernels a few hundredths each) that the review's
+main thread otherwise spends with its frames waiting.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +38,10 @@ _available = importlib.util.find_spec("numba") is not None
 
 _enabled = _available
 _compiled: dict[str, Callable[..., Any]] = {}
+_lock = threading.RLock()
+"""Held while a module's kernels are wrapped (`compile_into`): the warm-up thread and the
+first search may both ask for them."""
+_warming: list[threading.Thread] = []
 
 
 def compiled() -> bool:
@@ -44,6 +55,48 @@ def compiled() -> bool:
         except ImportError:  # found but not importable (a broken install): NumPy it is
             _enabled = _available = False
     return _enabled
+
+
+def warm_up_in_background() -> None:
+    """Start loading the compiled kernels (importing numba, readying LLVM, loading each
+    kernel's cached code) on a thread of its own, once per process; nothing when numba is
+    absent or switched off. The kernels are the same whether this ran or not: a search that
+    comes first loads them itself (numba's lock makes the two wait for each other)."""
+    with _lock:
+        if _warming or not _enabled or _compiled:
+            return
+        _warming.append(threading.Thread(target=_warm_up, name="tenball-kernels"))
+    _warming[0].start()
+
+
+def wait_for_warm_up() -> None:
+    """Return once `warm_up_in_background`'s thread, if one was started, has finished."""
+    if _warming:
+        _warming[0].join()
+
+
+def _warm_up() -> None:
+    """Call each kernel once on a tiny input of the types the search passes (so the
+    cached code of those very signatures is loaded)."""
+    try:
+        if not compiled():
+            return
+        from vision import peak_kernels, point_kernels
+
+        plane = np.ones((8, 8), np.float32)
+        xy = np.full((1, 2), 3.0)
+        radius = np.ones(1)
+        peak_kernels.ratio_peaks(plane, plane, 0.5, 3)
+        point_kernels.map_at(plane, xy)
+        point_kernels.map_at(np.ones((8, 8), np.uint8), xy)
+        boxes, origins = np.array([[0, 0, 8, 8]], np.int64), np.zeros((1, 2), np.int64)
+        tiles = point_kernels.tile_of(xy, boxes, origins)
+        point_kernels.cut_distance(xy, tiles, boxes, (origins, boxes[0]))
+        refine_centres(plane, xy, radius, 1)
+        ball_pixels(np.zeros((8, 8, 3), np.uint8), xy, radius)
+        _warm_confidence()
+    except Exception:  # a warm-up only: the first search loads them itself
+        return
 
 
 def use_compiled(enabled: bool) -> bool:
@@ -62,12 +115,17 @@ def compile_into(
     their callers (a kernel calls the compiled helpers it finds in its module when it is
     compiled), replaced in the module's ``namespace`` (its ``globals()``) and kept in
     ``compiled``. numba's cache keeps them on disk beside each module."""
-    import numba  # type: ignore[import-untyped, unused-ignore]
+    with _lock:
+        if compiled:
+            return  # another thread wrapped them while this one waited
+        import numba  # type: ignore[import-untyped, unused-ignore]
 
-    jit = numba.njit(cache=True)
-    for name in names:
-        namespace[name] = jit(namespace[name])
-        compiled[name] = namespace[name]
+        jit = numba.njit(cache=True)
+        done: dict[str, Callable[..., Any]] = {}
+        for name in names:
+            namespace[name] = done[name] = jit(namespace[name])
+        # All at once: a caller that finds ``compiled`` filled uses it without the lock.
+        compiled.update(done)
 
 
 def _load() -> None:
@@ -78,6 +136,34 @@ def _load() -> None:
 def _kernel(name: str) -> Callable[..., Any]:
     """The compiled form of one of this module's kernels (after `compiled()` said True)."""
     return _compiled[name]
+
+
+def _warm_confidence() -> None:
+    """`vision.confidence`'s compiled sampling (`vision.confidence_kernels`), through the
+    very calls the search makes, on a small region with one ball."""
+    from vision.candidates import SearchRegion
+    from vision.confidence import confidence, rim_shares
+
+    side = 16
+    ones = np.ones((side, side), np.uint8)
+    plane = np.ones((side, side), np.float32)
+    region = SearchRegion(
+        np.zeros((side, side, 3), np.uint8),
+        plane.copy(),
+        ones.copy(),
+        2.0 * plane,
+        np.zeros((side, side, 2), np.float32),
+        ones.copy(),
+        1.0,
+        2.0 * plane,
+        ones.copy(),
+        None,
+        ones.copy(),
+        ones.copy(),
+    )
+    xy, radius = np.full((1, 2), side / 2.0), np.full(1, 2.0)
+    confidence(region, xy, radius, 1.0, 0.5)
+    rim_shares(region, xy, radius)
 
 
 def _nearest(

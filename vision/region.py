@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision import kernels
 from vision.candidates import SearchRegion
 from vision.cloth import ClothModel, TableView, distance_and_shade
 from vision.detector_config import DetectorConfig
@@ -39,6 +40,8 @@ class RegionMaps:
         self._masks = np.stack([view.valid, view.edge_band, self._ones, view.centre_valid])
         self._maps: tuple[ClothModel, NDArray[np.float32]] | None = None
         self._medians = MedianRadii()
+        # The searches to come run compiled kernels: load them meanwhile (once a process).
+        kernels.warm_up_in_background()
 
     def region(
         self, image: NDArray[np.uint8], mosaic: Mosaic, cloth: ClothModel, threshold: float
