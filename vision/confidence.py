@@ -280,6 +280,58 @@ def _rim_share(
     return share
 
 
+SOFT_SHARE = 0.2
+"""Width, as a share of the rim, over which `shading_weight` passes from 0 to 1 at each of its
+limits: the sensor's noise moves a ball's rim shares by two or three of the 32 samples from
+frame to frame."""
+
+
+def shading_weight(
+    region: SearchRegion,
+    xy: NDArray[np.float64],
+    radius: NDArray[np.float64],
+    limits: tuple[float, float],
+) -> NDArray[np.float64]:
+    """(K,) how far, 0..1, each ball's centre is to move to where its lit and shaded sides
+    together place it (a ball of the cloth's hue lit from one side), from where its lit side
+    alone does.
+
+    Each limit that decides it (the lit rim from `LIT_RIM`, the shaded rim from
+    `limits[0]`, the lit rim under `limits[1]`, and, where the region knows hues, half the
+    lit rim of the cloth's hue) is crossed over `SOFT_SHARE` rather than at a point: a
+    resting green ball on green cloth whose lit rim reads 0.28 on one frame and 0.34 on the
+    next had the refinement off, then on, and its centre jumped half a radius toward its
+    shadow, read as a contact. Here its centre moves a little with the shares. At the
+    limits' far sides the weight is the old switch's 0 or 1.
+
+    Args:
+        region: the searched maps (shade needed; without it every weight is 0).
+        xy: (K, 2) centres, region px.
+        radius: (K,) radii, px.
+        limits: the least shaded rim share (`vision.find.HALF_LIT_RIM`) and the lit rim
+            share from which a ball is whole by its lit side (`vision.find.LIT_WHOLE`).
+    """
+    if region.shade is None or len(xy) == 0:
+        return np.zeros(len(xy))
+    least_shaded, lit_whole = limits
+    rim = xy[:, None, :] + (radius[:, None, None] * _INNER_RADII[-1]) * DIRECTIONS[None, :, :]
+    pixels = PixelIndex.of(region.foreground.shape, rim[..., 0], rim[..., 1])
+    covered = pixels.values(region.foreground)
+    lit = covered.mean(axis=1)
+    shaded = np.maximum(covered, pixels.values(region.shade)).mean(axis=1) - lit
+    weight = _soft_above(lit, LIT_RIM) * (1.0 - _soft_above(lit, lit_whole))
+    weight *= _soft_above(shaded, least_shaded)
+    if region.hued is not None:
+        hued = (pixels.values(region.hued) * covered).sum(axis=1)
+        weight *= _soft_above(hued / np.maximum(covered.sum(axis=1), 1.0), 0.5)
+    return weight
+
+
+def _soft_above(values: NDArray[np.float64], limit: float) -> NDArray[np.float64]:
+    """(K,) 0 below `limit` less half `SOFT_SHARE`, 1 above it plus half, linear between."""
+    return _unit_clip((values - limit) / SOFT_SHARE + 0.5)
+
+
 _INNER_RADII = np.array([0.2, 0.45, 0.7, 0.85])
 """Radii, as shares of the ball's, of the circles sampled for the disc's coverage (the last
 one is the rim)."""
