@@ -194,7 +194,8 @@ class LiveRuntime:
         if key != self._last_status:
             self._last_status = key
             self.outage.on_state(str(status.get("state")), self.balls, time.monotonic())
-            if status.get("state") in OUTAGE_STATES:
+            # stalled with frames still queued: the capture waits for a slow pipeline
+            if status.get("state") in OUTAGE_STATES and not len(self.mailbox):
                 self.referee.on_source_down()
             self.manager.broadcast({"type": "source_status", **status})
 
@@ -203,6 +204,12 @@ class LiveRuntime:
             await asyncio.sleep(0.25)
             self._announce_status()
             self._announce_pipeline_error()
+            self._announce_worker_notices()
+
+    def _announce_worker_notices(self) -> None:
+        worker = self.worker
+        while worker is not None and worker.notices:
+            self.alert(worker.notices.pop(0))
 
     def _announce_pipeline_error(self) -> None:
         """Tell the viewers (the operator's toast) once when the pipeline fails (no table

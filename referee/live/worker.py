@@ -162,6 +162,12 @@ def renice_thread(increment: int) -> None:
         os.setpriority(os.PRIO_PROCESS, thread_id, max(-20, min(19, current + increment)))
 
 
+def _resized(before: tuple[int, ...], after: tuple[int, ...]) -> str:
+    return (f"the camera's picture changed size ({before[1]}x{before[0]} to {after[1]}x"
+            f"{after[0]}): the table is found again (check the calibration if one was "
+            "given), and the balls tracked anew")  # fmt: skip
+
+
 class PipelineWorker(threading.Thread):
     """Runs the pipeline on captured frames and delivers their output.
 
@@ -192,6 +198,8 @@ class PipelineWorker(threading.Thread):
         self.processed = 0
         self.error: str = ""
         self.busy_s = 0.0
+        self.notices: list[str] = []
+        """Things the operator should hear of (the picture changed size), taken by the app."""
         self.ready = threading.Event()
         """Set once the first frame went through the pipeline, or building the pipeline
         failed on it (a file waiting for it then plays on, so that the build is retried on
@@ -210,6 +218,7 @@ class PipelineWorker(threading.Thread):
     def run(self) -> None:
         renice_thread(self.nice_increment)
         pipeline: FramePipeline | None = None
+        built_for: tuple[int, ...] = ()
         retry_at_s = 0.0
         last: Captured | None = None
         while not self._stop_event.is_set():
@@ -222,12 +231,18 @@ class PipelineWorker(threading.Thread):
                 continue
             last = item
             started_s = time.monotonic()
+            size = item.frame.image.shape[:2]
+            if pipeline is not None and size != built_for:
+                # a camera replugged or rebooted at another resolution: the pipeline (its
+                # table, its masks) was made for the old picture; make it again for this one
+                self.notices.append(_resized(built_for, size))
+                pipeline, retry_at_s = None, 0.0
             if pipeline is None and started_s < retry_at_s:
                 continue  # building failed (e.g. no table found): try again later
             try:
                 if pipeline is None:
                     retry_at_s = started_s + self.rebuild_after_s
-                    pipeline = self._make_pipeline(item.frame)
+                    pipeline, built_for = self._make_pipeline(item.frame), size
                 self._deliver(self._process(pipeline, item))
                 self.ready.set()
                 self.error = ""
