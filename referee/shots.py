@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,6 +26,7 @@ from referee.shot_facts import (
     facts_from_events,
     facts_with_confidence,
 )
+from referee.shot_record import ShotConfig, ShotRecord
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 from vision.types import NUM_CLASSES
 
@@ -45,118 +46,9 @@ __all__ = [
 LOST_AT_CONTACT_S = 0.05
 """A ball last seen this little before a contact it took part in vanished as it was hit."""
 
-UNACCOUNTED_CONFIDENCE = 0.5
-"""How sure a shot's facts are when a ball lost in motion is neither seen nor known removed."""
-
-
-@dataclass(frozen=True, slots=True)
-class ShotConfig:
-    """Tunables of `ShotSegmenter`, physical units.
-
-    Attributes:
-        moving_at_strike_speed_mm_s: a ball at least this fast when the cue ball is struck
-            counts as moving (F9). Raising it ignores slower creeping balls.
-        simultaneous_contact_s: first contacts closer than this in time are reported in
-            `simultaneous_first_contact`. Raising it reports more ties (resolved for the
-            shooter by the rules, I-07).
-        rack_extent_mm: a shot is a break when all ten object balls lie within this distance
-            of the foot spot at the strike. Raising it accepts looser racks.
-        rack_min_balls: how many of the ten racked balls must be seen (the others hidden
-            behind the rack from a low or corner camera, or missed by the detector), all
-            within ``rack_extent_mm`` and no other object ball seen, for the shot to count as
-            a break; all ten are then taken to be on the table. Lowering it recognises breaks
-            seen worse, with more risk of calling a tight cluster a rack.
-        moving_at_strike_window_s: a ball counts as moving at the strike only when it was
-            that fast on every frame of this window before the strike, seconds: a rolling
-            ball is, while one detection jump (a re-found ball's centre a few mm off) gives
-            the filter a speed for a frame or two. Raising it ignores balls set moving just
-            before the strike.
-        history_s: how much track history is kept to look up the state at the strike.
-    """
-
-    moving_at_strike_speed_mm_s: float = 100.0
-    moving_at_strike_window_s: float = 0.1
-    simultaneous_contact_s: float = SIMULTANEOUS_CONTACT_S
-    rack_extent_mm: float = 240.0
-    rack_min_balls: int = 5
-    history_s: float = 2.0
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class ShotRecord:
-    """One shot, strike to shot end.
-
-    Attributes:
-        shot: 1-based shot number in the stream.
-        frame_strike: frame of the strike; time_strike_s its time, s.
-        frame_end: frame of the shot end; time_end_s its time, s.
-        is_break: the shot was a break (full rack at the strike).
-        balls_on_table_at_start: object balls (1..10) on the table at the strike.
-        events: the shot's events, by time.
-        facts: the rules.md §4 facts dict (see `facts_json`).
-        fact_confidence: 0..1 per fact name.
-        unaccounted: (ball, frame last seen) of each ball lost from sight while moving in
-            the shot and never seen again, with no removal inferred: it may still be on the
-            table, pocketed or off it.
-        cut_short: why the shot ended when the video did with balls still moving (the
-            end's reason, `EventDetector.finish`); None when it ended on its own.
-    """
-
-    shot: int
-    frame_strike: int
-    time_strike_s: float
-    frame_end: int
-    time_end_s: float
-    is_break: bool
-    balls_on_table_at_start: tuple[int, ...]
-    events: tuple[Event, ...]
-    facts: FactsDict = field(default_factory=dict)
-    fact_confidence: dict[str, float] = field(default_factory=dict)
-    unaccounted: tuple[tuple[int, int], ...] = ()
-    cut_short: str | None = None
-
-    @property
-    def confidence(self) -> float:
-        """The least sure fact's confidence (1.0 when there is none), lower when a ball is
-        unaccounted for or the video ended with balls still moving."""
-        lost = UNACCOUNTED_CONFIDENCE if self.unaccounted or self.cut_short else 1.0
-        return min(lost, *self.fact_confidence.values())
-
-    @property
-    def uncertain(self) -> tuple[str, ...]:
-        """What the facts cannot say, in words (the review shows them)."""
-        lost = tuple(
-            f"the {'cue ball' if ball == CUE else ball} was lost from sight while moving "
-            f"(last seen on frame {frame}) and not seen again: it may have been pocketed or "
-            "left the table"
-            for ball, frame in self.unaccounted
-        )
-        return lost if self.cut_short is None else (*lost, self.cut_short)
-
-    def facts_json(self) -> FactsDict:
-        """A fresh copy of the facts dict in the rules.md §4 format."""
-        return _copy_facts(self.facts)
-
-    def to_json(self) -> FactsDict:
-        """The shots.jsonl fields this stage knows (design.md §5); the pipeline adds the rest."""
-        return {
-            "shot": self.shot,
-            "frame_strike": self.frame_strike,
-            "frame_end": self.frame_end,
-            "is_break": self.is_break,
-            "facts": self.facts_json(),
-            "confidence": round(self.confidence, 4),
-        }
-
-
-def _copy_facts(facts: FactsDict) -> FactsDict:
-    out: FactsDict = {}
-    for key, value in facts.items():
-        if isinstance(value, list):
-            out[key] = [dict(v) if isinstance(v, dict) else v for v in value]
-        else:
-            out[key] = value
-    return out
+_CUT_S = 1e-3
+"""A shot end this little before a strike reported with it was cut short by that strike
+(`tracking.disturbances`, `tracking.restrikes`: the end is put just before the strike)."""
 
 
 @dataclass(slots=True)
@@ -166,6 +58,17 @@ class _OpenShot:
     is_break: bool
     moving: list[int]
     events: list[Event] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _HeldShot:
+    """A shot cut short by the next strike, kept `ShotConfig.cut_hold_s` for events that
+    happened before the cut but are reported after it."""
+
+    shot: _OpenShot
+    end: Event
+    record: ShotRecord
+    late: list[Event] = field(default_factory=list)
 
 
 class ShotSegmenter:
@@ -182,6 +85,7 @@ class ShotSegmenter:
         self._history: deque[TrackSet] = deque()
         self._loose: deque[Event] = deque(maxlen=256)
         self._open: _OpenShot | None = None
+        self._held: list[_HeldShot] = []
         self._removed: set[int] = set()
         self._count = 0
         self._seen_frame = np.full(NUM_CLASSES, -1, np.int64)
@@ -201,14 +105,28 @@ class ShotSegmenter:
         self._cancel_false_drops(trackset)
         if self._open is None:
             self._back_on_table(trackset)
-        return self.finish(events)
+        records = self._take_all(events)
+        due = [h for h in self._held if trackset.time_s >= h.end.time_s + self.config.cut_hold_s]
+        return records + self._hand_on(len(due))
 
     def finish(self, events: Iterable[Event]) -> list[ShotRecord]:
         """Take events with no new tracks (those of the end of the input,
         `EventDetector.finish`, or of a frame whose tracks were taken); return the shots
-        they end."""
-        records = (self._take(event) for event in sorted(events, key=lambda e: e.time_s))
-        return [record for record in records if record is not None]
+        they end, and every cut shot still held (no more events can come for it)."""
+        records = self._take_all(events)
+        return records + self._hand_on(len(self._held))
+
+    def _take_all(self, events: Iterable[Event]) -> list[ShotRecord]:
+        ordered = sorted(events, key=lambda e: e.time_s)
+        strikes = [e.time_s for e in ordered if e.kind == EventKind.STRIKE]
+        records: list[ShotRecord] = []
+        for event in ordered:
+            # A shot end just before a strike in the same batch: the strike cut the shot.
+            cut = event.kind == EventKind.SHOT_END and any(
+                0.0 <= t - event.time_s <= _CUT_S for t in strikes
+            )
+            records += self._take(event, cut)
+        return records
 
     def _back_on_table(self, trackset: TrackSet) -> None:
         """Balls removed by an earlier shot that are seen on the bed again (a spotted 10)."""
@@ -248,17 +166,62 @@ class ShotSegmenter:
         while self._history and trackset.time_s - self._history[0].time_s > self.config.history_s:
             self._history.popleft()
 
-    def _take(self, event: Event) -> ShotRecord | None:
+    def _take(self, event: Event, cut: bool = False) -> list[ShotRecord]:
         if event.kind == EventKind.STRIKE and self._open is None:
             self._open = self._start(event)
-            return None
+            return []
+        held = self._held_for(event)
+        if held is not None:
+            held.late.append(event)
+            return []
         if self._open is None:
             self._loose.append(event)
-            return None
+            return []
         if event.kind == EventKind.SHOT_END:
-            return self._finish(event)
+            return self._finish(event, cut)
         self._open.events.append(event)
+        return []
+
+    def _held_for(self, event: Event) -> _HeldShot | None:
+        """The cut shot an event reported late belongs to: it happened before that shot's
+        end (a ball that dropped just before the next strike). A disturbance before a
+        strike is the next shot's (rules.md F6), and strikes and ends make their own."""
+        if event.kind in (EventKind.STRIKE, EventKind.SHOT_END, EventKind.BALL_DISTURBED):
+            return None
+        for held in reversed(self._held):
+            early = held.shot.strike.time_s - STRIKE_TIME_TOLERANCE_S
+            if early <= event.time_s < held.end.time_s:
+                return held
         return None
+
+    def _hand_on(self, count: int) -> list[ShotRecord]:
+        """The first ``count`` held cut shots, their records redone with the events that
+        came late; the balls those removed are no longer on the table for the open shot
+        (nor moving at its strike)."""
+        out = []
+        for held in self._held[:count]:
+            if not held.late:
+                out.append(held.record)
+                continue
+            shot = held.shot
+            shot.events += held.late
+            removed = {e.balls[0] for e in held.late if e.kind.removes_ball()}
+            self._removed |= removed
+            facts, confidence = self._facts(shot)
+            out.append(
+                replace(
+                    held.record,
+                    events=(*sorted(shot.events, key=lambda e: e.time_s), held.end),
+                    facts=facts,
+                    fact_confidence=confidence,
+                    unaccounted=tuple(u for u in held.record.unaccounted if u[0] not in removed),
+                )
+            )
+            if self._open is not None:
+                self._open.on_table = tuple(b for b in self._open.on_table if b not in removed)
+                self._open.moving = [b for b in self._open.moving if b not in removed]
+        del self._held[:count]
+        return out
 
     def _tracks_before(self, frame: int) -> TrackSet:
         earlier = [t for t in self._history if t.frame < frame]
@@ -310,7 +273,9 @@ class ShotSegmenter:
         )
         return bool(distance.max() <= self.config.rack_extent_mm)
 
-    def _finish(self, end: Event) -> ShotRecord:
+    def _finish(self, end: Event, cut: bool = False) -> list[ShotRecord]:
+        """The record of the open shot, ended by ``end``; a shot ``cut`` short by the next
+        strike is held (`ShotConfig.cut_hold_s`). Held shots are handed on first."""
         shot = self._open
         assert shot is not None
         self._open = None
@@ -319,13 +284,10 @@ class ShotSegmenter:
         # takes part in the shot was on the table, unless an earlier shot removed it.
         seen_in_shot = {b for e in shot.events for b in e.balls if b != CUE}
         shot.on_table = tuple(sorted(set(shot.on_table) | (seen_in_shot - self._removed)))
-        facts, confidence = facts_with_confidence(
-            shot.events, shot.on_table, shot.is_break, self.config.simultaneous_contact_s
-        )
+        facts, confidence = self._facts(shot)
         unaccounted = self._unaccounted(shot)
         self._removed |= {e.balls[0] for e in shot.events if e.kind.removes_ball()}
-        facts["balls_moving_at_strike"] = [b for b in shot.moving if b in shot.on_table]
-        return ShotRecord(
+        record = ShotRecord(
             shot=self._count,
             frame_strike=shot.strike.frame,
             time_strike_s=shot.strike.time_s,
@@ -339,6 +301,18 @@ class ShotSegmenter:
             unaccounted=unaccounted,
             cut_short=end.reason,
         )
+        records = self._hand_on(len(self._held))
+        if cut and self.config.cut_hold_s > 0.0:
+            self._held.append(_HeldShot(shot, end, record))
+            return records
+        return [*records, record]
+
+    def _facts(self, shot: _OpenShot) -> tuple[FactsDict, dict[str, float]]:
+        facts, confidence = facts_with_confidence(
+            shot.events, shot.on_table, shot.is_break, self.config.simultaneous_contact_s
+        )
+        facts["balls_moving_at_strike"] = [b for b in shot.moving if b in shot.on_table]
+        return facts, confidence
 
     def _unaccounted(self, shot: _OpenShot) -> tuple[tuple[int, int], ...]:
         """(ball, frame last seen) of the balls hidden now that were lost while moving in this

@@ -1,0 +1,128 @@
+"""A shot's record and the segmenter's settings (`referee.shots.ShotSegmenter` makes the
+records; `referee.shots` re-exports both)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from referee.shot_facts import CUE, SIMULTANEOUS_CONTACT_S, FactsDict
+from tracking.types import Event
+
+UNACCOUNTED_CONFIDENCE = 0.5
+"""How sure a shot's facts are when a ball lost in motion is neither seen nor known removed."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShotConfig:
+    """Tunables of `ShotSegmenter`, physical units.
+
+    Attributes:
+        moving_at_strike_speed_mm_s: a ball at least this fast when the cue ball is struck
+            counts as moving (F9). Raising it ignores slower creeping balls.
+        simultaneous_contact_s: first contacts closer than this in time are reported in
+            `simultaneous_first_contact`. Raising it reports more ties (resolved for the
+            shooter by the rules, I-07).
+        rack_extent_mm: a shot is a break when all ten object balls lie within this distance
+            of the foot spot at the strike. Raising it accepts looser racks.
+        rack_min_balls: how many of the ten racked balls must be seen (the others hidden
+            behind the rack from a low or corner camera, or missed by the detector), all
+            within ``rack_extent_mm`` and no other object ball seen, for the shot to count as
+            a break; all ten are then taken to be on the table. Lowering it recognises breaks
+            seen worse, with more risk of calling a tight cluster a rack.
+        moving_at_strike_window_s: a ball counts as moving at the strike only when it was
+            that fast on every frame of this window before the strike, seconds: a rolling
+            ball is, while one detection jump (a re-found ball's centre a few mm off) gives
+            the filter a speed for a frame or two. Raising it ignores balls set moving just
+            before the strike.
+        history_s: how much track history is kept to look up the state at the strike.
+        cut_hold_s: a shot cut short by the next strike (struck while its balls still
+            rolled) is handed on this long after the strike, seconds: a ball that dropped
+            or left the table just before the strike is reported late (the tracker coasts
+            a lost ball before it gives it up, `TrackerConfig.pocket_confirm_s`), and
+            belongs to the cut shot, not the next one. 0 hands it on at once.
+    """
+
+    moving_at_strike_speed_mm_s: float = 100.0
+    moving_at_strike_window_s: float = 0.1
+    simultaneous_contact_s: float = SIMULTANEOUS_CONTACT_S
+    rack_extent_mm: float = 240.0
+    rack_min_balls: int = 5
+    history_s: float = 2.0
+    cut_hold_s: float = 1.0
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ShotRecord:
+    """One shot, strike to shot end.
+
+    Attributes:
+        shot: 1-based shot number in the stream.
+        frame_strike: frame of the strike; time_strike_s its time, s.
+        frame_end: frame of the shot end; time_end_s its time, s.
+        is_break: the shot was a break (full rack at the strike).
+        balls_on_table_at_start: object balls (1..10) on the table at the strike.
+        events: the shot's events, by time.
+        facts: the rules.md §4 facts dict (see `facts_json`).
+        fact_confidence: 0..1 per fact name.
+        unaccounted: (ball, frame last seen) of each ball lost from sight while moving in
+            the shot and never seen again, with no removal inferred: it may still be on the
+            table, pocketed or off it.
+        cut_short: why the shot ended when the video did with balls still moving (the
+            end's reason, `EventDetector.finish`); None when it ended on its own.
+    """
+
+    shot: int
+    frame_strike: int
+    time_strike_s: float
+    frame_end: int
+    time_end_s: float
+    is_break: bool
+    balls_on_table_at_start: tuple[int, ...]
+    events: tuple[Event, ...]
+    facts: FactsDict = field(default_factory=dict)
+    fact_confidence: dict[str, float] = field(default_factory=dict)
+    unaccounted: tuple[tuple[int, int], ...] = ()
+    cut_short: str | None = None
+
+    @property
+    def confidence(self) -> float:
+        """The least sure fact's confidence (1.0 when there is none), lower when a ball is
+        unaccounted for or the video ended with balls still moving."""
+        lost = UNACCOUNTED_CONFIDENCE if self.unaccounted or self.cut_short else 1.0
+        return min(lost, *self.fact_confidence.values())
+
+    @property
+    def uncertain(self) -> tuple[str, ...]:
+        """What the facts cannot say, in words (the review shows them)."""
+        lost = tuple(
+            f"the {'cue ball' if ball == CUE else ball} was lost from sight while moving "
+            f"(last seen on frame {frame}) and not seen again: it may have been pocketed or "
+            "left the table"
+            for ball, frame in self.unaccounted
+        )
+        return lost if self.cut_short is None else (*lost, self.cut_short)
+
+    def facts_json(self) -> FactsDict:
+        """A fresh copy of the facts dict in the rules.md §4 format."""
+        return _copy_facts(self.facts)
+
+    def to_json(self) -> FactsDict:
+        """The shots.jsonl fields this stage knows (design.md §5); the pipeline adds the rest."""
+        return {
+            "shot": self.shot,
+            "frame_strike": self.frame_strike,
+            "frame_end": self.frame_end,
+            "is_break": self.is_break,
+            "facts": self.facts_json(),
+            "confidence": round(self.confidence, 4),
+        }
+
+
+def _copy_facts(facts: FactsDict) -> FactsDict:
+    out: FactsDict = {}
+    for key, value in facts.items():
+        if isinstance(value, list):
+            out[key] = [dict(v) if isinstance(v, dict) else v for v in value]
+        else:
+            out[key] = value
+    return out
