@@ -74,6 +74,7 @@ class BallDetector:
                 self.config.surface_margin_mm,
                 self.config.lip_shelf_radii,
                 pocket_holes=self.config.pocket_holes,
+                centre_inset_radii=self.config.centre_inset_radii,
             )
         )
 

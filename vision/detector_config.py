@@ -119,6 +119,12 @@ class DetectorConfig:
             Real top-down clips (eval_real_review.py), off -> on: ghost rows 228 -> 12 (found
             calibration), 92 -> 13 (given); 15 rendered clips' reviews identical; one real
             first contact lost to the tracker (0008, found: 5/5 -> 4/5).
+        centre_inset_radii: a ball's centre lies at least this many ball radii inside the
+            cushion noses (`TableView.from_calibration`; one radius for a ball frozen to a
+            cushion, the rest room for calibration error). Wider, a detection centred on a
+            cushion (a player's shadow on a real top-down clip's rail, named the 8 at frame
+            0, opened a false shot and swallowed the stroke with pocket_holes on) is refused;
+            0.75 costs sample calls on angled views (corner_offtable 3/3 -> 0/3), so 0.5.
         fit_lit_arcs: place each round ball by a circle of its known radius fitted to
             where its foreground ends on clean cloth (`vision.rim`), where enough of its
             outline shows that way and its rim is not foreground all round (`find.WHOLE_RIM`);
@@ -145,6 +151,12 @@ class DetectorConfig:
             2.58 mm, c3 6.27 -> 2.77, c2 corner blue 30 fps 4.29 -> 3.73, c1 corner red 4.60
             -> 4.41, broadcast green and both top views within 0.1 mm; identity b1 0.956 ->
             0.997, c2 0.794 -> 0.878, c3 0.951 -> 0.996, c1 0.997 -> 0.879.
+        smooth_shading: a half-lit ball of the cloth's hue moves from its lit side's centre
+            toward where its lit and shaded sides place it by a weight that passes from 0
+            to 1 over a band of rim shares (`vision.confidence.shading_weight`) instead of
+            switching at `confidence.LIT_RIM`, `find.HALF_LIT_RIM` and `find.LIT_WHOLE`: a
+            resting ball whose rim shares cross one of them with the sensor's noise no
+            longer jumps a fraction of a radius from frame to frame.
         identifier: identification settings.
     """
 
@@ -178,4 +190,6 @@ class DetectorConfig:
     crowd_smear_peaks: bool = True
     lip_shelf_radii: float = 1.5
     pocket_holes: bool = False
+    centre_inset_radii: float = 0.5
+    smooth_shading: bool = False
     identifier: IdentifierConfig = field(default_factory=IdentifierConfig)

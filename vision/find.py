@@ -25,7 +25,13 @@ from vision.candidates import (
     sample,
 )
 from vision.centres import outline_centres
-from vision.confidence import confidence, disc_coverage, fit_outlines, rim_shares
+from vision.confidence import (
+    confidence,
+    disc_coverage,
+    fit_outlines,
+    rim_shares,
+    shading_weight,
+)
 from vision.detector_config import DetectorConfig
 from vision.discs import ball_pixels, refine_centres
 from vision.mosaic import Mosaic
@@ -248,7 +254,10 @@ def _shaded_centres(
     # Only balls that need their shading to be whole (their lit rim alone scores under a
     # half): a ball whose rim is mostly foreground keeps its centre (a ball at a pocket's
     # dark mouth, beside a shadow).
-    half_lit = (score >= config.min_confidence) & (shaded >= HALF_LIT_RIM) & (lit < LIT_WHOLE)
+    share = ((shaded >= HALF_LIT_RIM) & (lit < LIT_WHOLE)).astype(np.float64)
+    if config.smooth_shading:
+        share = shading_weight(region, xy, radius, (HALF_LIT_RIM, LIT_WHOLE))
+    half_lit = (score >= config.min_confidence) & (share > 0.0)
     half_lit &= ~placed
     if not half_lit.any():
         return balls
@@ -258,7 +267,10 @@ def _shaded_centres(
     # centroid reaches into the ball's cast shadow. The centroid where no outline shows.
     fitted, held = outline_centres(region, xy[half_lit], radius[half_lit], weight, both)
     pulled = refine_centres(both, xy[half_lit], radius[half_lit], config.refine_iterations)
-    xy[half_lit] = np.where(held[:, None], fitted, pulled)
+    placed_at = np.where(held[:, None], fitted, pulled)
+    if config.smooth_shading:
+        placed_at = xy[half_lit] + share[half_lit, None] * (placed_at - xy[half_lit])
+    xy[half_lit] = placed_at
     # Scored with every ball (neighbours explain each other's rings).
     fresh = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)[0]
     score[half_lit] = fresh[half_lit]
