@@ -24,7 +24,7 @@ from vision.candidates import (
     outline_votes,
     sample,
 )
-from vision.centres import outline_centres
+from vision.centre_kernels import outline_centres
 from vision.confidence import (
     confidence,
     disc_coverage,

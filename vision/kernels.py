@@ -95,6 +95,7 @@ def _warm_up() -> None:
         refine_centres(plane, xy, radius, 1)
         ball_pixels(np.zeros((8, 8, 3), np.uint8), xy, radius)
         _warm_confidence()
+        _warm_centres()
     except Exception:  # a warm-up only: the first search loads them itself
         return
 
@@ -164,6 +165,33 @@ def _warm_confidence() -> None:
     xy, radius = np.full((1, 2), side / 2.0), np.full(1, 2.0)
     confidence(region, xy, radius, 1.0, 0.5)
     rim_shares(region, xy, radius)
+
+
+def _warm_centres() -> None:
+    """`vision.centre_kernels`' outline fit (where `vision.centres` is the fit it computes),
+    through the call the search makes, on one ball of a small region."""
+    from vision import centre_kernels
+    from vision.candidates import SearchRegion
+
+    if not centre_kernels.usable():
+        return
+    side = 24
+    ones = np.ones((side, side), np.uint8)
+    plane = np.ones((side, side), np.float32)
+    region = SearchRegion(
+        np.zeros((side, side, 3), np.uint8),
+        plane.copy(),
+        ones.copy(),
+        4.0 * plane,
+        np.zeros((side, side, 2), np.float32),
+        ones.copy(),
+        1.0,
+        None,
+        ones.copy(),
+    )
+    centre_kernels.outline_centres(
+        region, np.full((1, 2), side / 2.0), np.full(1, 4.0), plane, plane
+    )
 
 
 def _nearest(

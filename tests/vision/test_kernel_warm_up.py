@@ -25,14 +25,14 @@ CLIP = ROOT / "sample_videos" / "top_break_green"
 _SCRIPT = r"""
 import json, sys
 from calibration.io import load_calibration
-from vision import confidence_kernels, kernels, peak_kernels, point_kernels
+from vision import centre_kernels, confidence_kernels, kernels, peak_kernels, point_kernels
 from vision.detector import BallDetector
 from vision.sources import VideoFileSource
 
 def signatures():
     return {
         f"{module.__name__}.{name}": sorted(str(s) for s in kernel.signatures)
-        for module in (kernels, peak_kernels, point_kernels, confidence_kernels)
+        for module in (kernels, peak_kernels, point_kernels, confidence_kernels, centre_kernels)
         for name, kernel in module._compiled.items()
     }
 
