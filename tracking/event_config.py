@@ -131,6 +131,22 @@ class EventConfig:
             default: on six rendered clips (20 shots, real detector) it changed no call and
             delayed one real break contact (corner 7 ft 50 fps: the 7's start dismissed, its
             contact found 0.03 s later at confidence 0.5); to be A/B'd on held-out clips.
+        rail_graze_check: a ball rolling nearly along a rail whose motion across it turns
+            from in to out at the rail, told over `tracking.rail_grazes.GRAZE_WINDOWS` fit
+            windows either side (velocity noise 8 times lower than one window's), grazed
+            that cushion (`tracking.rail_grazes`): one window's kink is within noise there.
+            Off by default. A/B (events replayed on the same tracks): truth detector, 9
+            fresh clips (seeds 2610-2617, 2621; top/broadcast/corner, 7-9 ft, 30-60 fps)
+            cushion-after-contact sets 35/37 -> 37/37 shots, calls 35/37 -> 36/37; with
+            1.5 mm centre noise (8 clips) 31/32 -> 32/32, calls 26/32 -> 27/32; real
+            detector, 9 samples 26/26 calls and sets unchanged; fresh c30b unchanged.
+        first_in_way: a kink explained by a ball the path reaches only after another one
+            (a break's cue ball whose corner, a few ms late at 14 m/s, lies past the 1 in
+            the rack) goes to the ball reached first, when its line of centres explains
+            the change too (`tracking.kinks` `_first_in_way`). Off by default. A/B (same
+            replays): 1.5 mm centre noise, 8 fresh clips: calls 26/32 -> 30/32, first
+            contact 30/32 -> 31/32 (t2614 top 8 ft 50 fps break: the 9 -> the 1); real
+            detector, 9 samples 26/26 unchanged, fresh c30b/c30t/c50c 7/13 unchanged.
     """
 
     fit_window_s: float = 0.08
@@ -161,3 +177,5 @@ class EventConfig:
     hidden_roll_max_s: float = 2.0
     climbed_off_table: bool = False
     jump_check: bool = False
+    rail_graze_check: bool = False
+    first_in_way: bool = False

@@ -18,17 +18,12 @@ from numpy.typing import NDArray
 from tracking import contacts, jaws
 from tracking.fastnp import row_norms, true_indices
 from tracking.history import FloatArray, WindowFits
-from tracking.rail_contacts import APPROACH_SIGMAS, RailContacts
+from tracking.rail_contacts import APPROACH_SIGMAS
+from tracking.rail_grazes import RAIL_SIGMAS, RailGrazes
 from tracking.starts import Path
 from tracking.types import Event, EventKind
 
-_RAIL_SIGMAS = 3.0
-"""A path that turns back off a cushion right at it (`KinkExplainer._turned_off_rail`) met
-it when its velocity changed by this many standard deviations of the change noise alone: the
-place and the reversal already rule out most of what else could change a velocity (a curve
-of a spinning ball does not reverse it at a rail), so the floor and the share of the speed
-that guard kinks elsewhere are not needed; 3 sigmas keep a ball rolling along a rail with
-nothing but noise from bouncing (one-sided 0.13 % per independent fit)."""
+_RAIL_SIGMAS = RAIL_SIGMAS
 
 
 @dataclass(slots=True)
@@ -41,7 +36,7 @@ class Kink:
     after: tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]]
 
 
-class KinkExplainer(RailContacts):
+class KinkExplainer(RailGrazes):
     """Kinks for `EventDetector` (which defines the state used here)."""
 
     _kinks: list[Kink]
@@ -96,6 +91,7 @@ class KinkExplainer(RailContacts):
         if m - k < 0 or not (self._moving & self._alive).any():
             self._kinks = []
             return []
+        grazes = self._rail_grazes() if self.config.rail_graze_check else []
         fits = self._window_fits
         before, after = fits.fit(self._history, m - k, m), fits.fit(self._history, m, m + k)
         change = row_norms(after[2] - before[2])
@@ -127,7 +123,7 @@ class KinkExplainer(RailContacts):
             events += self._explain_kink(int(ball), middle)
             bounce = self._left_rest_into_cushion(int(ball), middle)
             events += [] if bounce is None else [bounce]
-        return events
+        return events + grazes
 
     def _cushion_too(self, ball: int, kink: Kink, contact: tuple[int, float]) -> Event | None:
         """A cushion ``ball`` met in the same kink as its ``contact`` with another ball (both
@@ -258,6 +254,9 @@ class KinkExplainer(RailContacts):
         others[~self._alive] = np.nan
         reach = self.table.ball_diameter_mm + self.config.ball_contact_tolerance_mm
         other, ball_fit = contacts.ball_score(xy, after[2] - before[2], others, reach)
+        if other >= 0 and self.config.first_in_way:
+            change = after[2] - before[2]
+            other, ball_fit = self._first_in_way(before, others, (other, ball_fit), change)
         jaw, jaw_fit = jaws.jaw_score(
             self._jaw_tips, xy, (before[2], after[2]), radius + self.config.cushion_tolerance_mm
         )
@@ -275,6 +274,32 @@ class KinkExplainer(RailContacts):
         else:
             found = []
         return [event for event in found if event is not None]
+
+    def _first_in_way(
+        self, before: Path, others: FloatArray, best: tuple[int, float], change: FloatArray
+    ) -> tuple[int, float]:
+        """The ball ``before``'s path reached first (one diameter apart, after the fit's mean
+        time) when it reached one before ``best`` (the ball `contacts.ball_score` chose, with
+        its cosine) and that ball's line of centres there explains the ``change`` too
+        (`explain_min_cosine`): a ball cannot pass through one to hit one behind it
+        (`EventConfig.first_in_way`). ``others`` (11, 2): every ball's centre at the kink."""
+        t_ref, p, v = before
+        still = np.zeros(2)
+        diameter = self.table.ball_diameter_mm
+        first_s = contacts.touch_time(before, (t_ref, others[best[0]], still), diameter)
+        if first_s is None:
+            return best
+        found = best
+        size = max(float(np.hypot(change[0], change[1])), 1e-9)
+        for other in true_indices(np.isfinite(others[:, 0])):
+            touch = contacts.touch_time(before, (t_ref, others[other], still), diameter)
+            if touch is None or not t_ref <= touch < first_s:
+                continue
+            line = others[other] - (p + v * (touch - t_ref))
+            cosine = abs(float(line @ change)) / (diameter * size)
+            if cosine >= self.config.explain_min_cosine:
+                found, first_s = (int(other), cosine), touch
+        return found
 
     def _starting_here(self) -> NDArray[np.bool_]:
         """(B,) balls whose start was seen within a fit window of the analysed frame: at the
