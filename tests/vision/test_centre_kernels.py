@@ -13,7 +13,7 @@ import pytest
 from numpy.typing import NDArray
 
 from calibration.io import load_calibration
-from vision import centre_kernels, centres, find, kernels
+from vision import centre_kernels, centres, find, kernels, shaded_centres
 from vision.candidates import SearchRegion, map_at
 from vision.detector import BallDetector
 from vision.find import to_mosaic
@@ -48,6 +48,7 @@ def test_a_real_frames_outline_fits_are_the_numpy_forms(monkeypatch: pytest.Monk
         return centres.outline_centres(*args)
 
     monkeypatch.setattr(find, "outline_centres", recorded)
+    monkeypatch.setattr(shaded_centres, "outline_centres", recorded)
     detector = BallDetector(load_calibration(CLIP / "calibration.json"))
     source = VideoFileSource(str(CLIP / "video.mp4"))
     try:
