@@ -40,6 +40,8 @@ KISS_CLEAR_MM = 5.0
 closer than that can pull each other's centres)."""
 KISS_GIVE_UP = 4
 """A pass whose mover is not seen clear of the ball within this many waits is dropped."""
+KISS_REST_FRAMES = 10
+"""Frames before a pass over which the resting ball's seen position is its rest spot."""
 KISS_TOP_SPEED_MM_S = 12_000.0
 """No ball moves faster (a power break's cue ball is some 9-11 m/s)."""
 
@@ -128,7 +130,7 @@ class KissBook:
             )
             index = waiting.get((mover, ball))
             if index is None:
-                self.passes.append(found)
+                self.passes.append(replace(found, rest_mm=_seen_rest(history, ball, spots[r])))
             elif gap[m, r] < self.passes[index].gap_mm:
                 # Nearer on this step: the pass is timed where the mover came nearest.
                 earlier = self.passes[index]
@@ -153,6 +155,12 @@ class KissBook:
             if moving[kiss.ball]:
                 continue
             gap = float(np.hypot(*(xy[-1, kiss.mover] - xy[-1, kiss.ball])))
+            # Clear on every sighting averaged, not only the last: a mover back against the
+            # ball there (c30t shot 3: the cue ball passed the 1 by 1.3 mm, came back off
+            # the rail and hit it as the pass was judged) pushed it itself.
+            gaps = np.hypot(*np.moveaxis(xy[:, kiss.mover] - xy[:, kiss.ball], -1, 0))
+            if np.any(gaps < self.diameter_mm + KISS_CLEAR_MM):
+                gap = math.nan
             if not gap >= self.diameter_mm + KISS_CLEAR_MM:  # NaN: one is out of sight
                 if count - kiss.push < KISS_GIVE_UP * wait:
                     kept.append(kiss)
@@ -162,6 +170,21 @@ class KissBook:
                 found.append((kiss, shifted))
         self.passes = kept
         return found
+
+
+def _seen_rest(history: PositionHistory, ball: int, anchor_mm: FloatArray) -> FloatArray:
+    """Where ``ball`` was seen resting as a pass began: the median of its sightings over the
+    `KISS_REST_FRAMES` frames before the step, or its rest spot ``anchor_mm`` (2,) when seen
+    on fewer than three. The rest spot can lag the ball (c30t shot 3: the 1's lay 5.8 mm
+    short of where it crept to, under half the start distance, so never updated): a shift
+    from it that was there before the pass is no kiss."""
+    count = history.count
+    _, _, xy = history.window(count - 1 - KISS_REST_FRAMES, count - 1)
+    seen = xy[:, ball][np.isfinite(xy[:, ball, 0])]
+    if len(seen) < 3:
+        return anchor_mm.copy()
+    rest: FloatArray = np.median(seen, axis=0)
+    return rest
 
 
 def _shift(xy_mm: FloatArray, kiss: Pass, noise_mm: float) -> FloatArray | None:
