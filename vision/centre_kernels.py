@@ -10,9 +10,8 @@ by ball: the same samples, ends, weights and tests, the small sums and solves wr
 two forms to 1e-9 px on real search regions, and the review's outputs of the sample clips
 stay byte-identical).
 
-It is used (`outline_centres`) only where `vision.kernels.compiled()` says numba is in use
-and `vision.centres` fits the ends' common bias (`BIAS_PRIOR`); otherwise the NumPy form is
-called. The constants are read from `vision.centres` at each call.
+It is used (`outline_centres`) only where `vision.kernels.compiled()` says numba is in use;
+otherwise the NumPy form is called. The constants are read from `vision.centres` at each call.
 """
 
 from __future__ import annotations
@@ -242,11 +241,10 @@ _KERNELS = (
 
 
 def usable() -> bool:
-    """Whether `outline_centres` runs compiled: numba in use and `vision.centres` the fit
-    with the ends' common bias this loop computes."""
+    """Whether `outline_centres` runs compiled (numba in use)."""
     from vision.kernels import compiled
 
-    return hasattr(centres, "BIAS_PRIOR") and hasattr(centres, "MAX_BIAS") and compiled()
+    return compiled()
 
 
 def outline_centres(

@@ -41,6 +41,15 @@ PASSES = 3
 """Times the rays are cast again around the latest centre."""
 STEPS = 6
 """Reweighted least-squares steps per pass."""
+BIAS_PRIOR = 0.1
+"""Weight, as a share of the rays' total weight, that holds the fitted common bias of the
+ends (`_fit`) near 0: small against 32 rays round the ball, enough to keep an arc of half a
+circle solvable."""
+MAX_BIAS = 0.3
+"""Largest common bias of the ends, in ball radii, a fit may find: beyond it the blob is
+not one ball of the calibrated radius (a cluster, or a ball and its shadow all round). It is
+never below 0: blur and halo only carry the ends outward, and a fit that would take the
+ends for a smaller circle has slid onto a part of a smeared blob."""
 
 
 def outline_centres(
@@ -116,20 +125,41 @@ def _fit(
     radius: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """(K, 2) move of each centre that best puts the (K, 32) ray `ends` on a circle of its
-    radius (ends of shade alone count SHADE_WEIGHT, and beyond the circle they are weighed
-    down faster), and (K,) whether it held."""
+    radius plus one common bias (ends of shade alone count SHADE_WEIGHT, and beyond the
+    circle they are weighed down faster), and (K,) whether it held.
+
+    Where a ray's end is read (the ball map falling through a half) lies beyond the ball's
+    edge by the blur and the halo of shadow around it, about the same all round: a tenth of
+    a radius on a small ball. Fitted with the radius alone, every end then misses the
+    circle by about the Cauchy scale, and whether enough rays count as kept flips with the
+    sensor noise from frame to frame (the fit holds on one frame and the centroid that
+    reaches into the shadow is taken on the next). The bias is fitted with the centre
+    (held near 0 by `BIAS_PRIOR`, so that an arc of half a circle still places the centre)
+    and the residuals measure the outline's shape only."""
     target = np.where(valid, ends - radius[:, None], 0.0)
     delta = np.zeros((len(ends), 2))
     prior = valid * np.where(lit_end, 1.0, SHADE_WEIGHT)
     weight = prior
     scale = SCALE_RADII * radius[:, None]
+    # Unknowns: the move (2) and the bias (1); each ray's row is (direction, 1).
+    design = np.column_stack([DIRECTIONS, np.ones(len(DIRECTIONS))])
     for _ in range(STEPS):
-        scatter = np.einsum("kn,ni,nj->kij", weight, DIRECTIONS, DIRECTIONS)
-        rhs = np.einsum("kn,kn,ni->ki", weight, target, DIRECTIONS)
-        solvable = np.abs(np.linalg.det(scatter)) > 1e-6
-        scatter[~solvable] = np.eye(2)
-        delta = np.where(solvable[:, None], np.linalg.solve(scatter, rhs[..., None])[..., 0], 0.0)
-        residual = target - delta @ DIRECTIONS.T
+        normal = np.einsum("kn,ni,nj->kij", weight, design, design)
+        normal[:, 2, 2] += BIAS_PRIOR * weight.sum(axis=1)
+        rhs = np.einsum("kn,kn,ni->ki", weight, target, design)
+        solvable = np.abs(np.linalg.det(normal)) > 1e-6
+        normal[~solvable] = np.eye(3)
+        solved = np.linalg.solve(normal, rhs[..., None])[..., 0]
+        # Blur and halo only carry the ends outward: where the best bias is inward, none
+        # (the fit with the radius alone; the two agree as the bias reaches 0).
+        inward = solved[:, 2] < 0.0
+        if inward.any():
+            alone = normal[inward][:, :2, :2]
+            solved[inward, :2] = np.linalg.solve(alone, rhs[inward][:, :2, None])[..., 0]
+            solved[inward, 2] = 0.0
+        solved = np.where(solvable[:, None], solved, 0.0)
+        delta, bias = solved[:, :2], solved[:, 2:]
+        residual = target - delta @ DIRECTIONS.T - bias
         # Beyond the circle (positive): a shadow or a neighbour; inside: a highlight's gap.
         stretched = np.where((residual > 0) & ~lit_end, 3.0 * residual, residual) / scale
         weight = prior / (1.0 + stretched * stretched)
@@ -139,4 +169,5 @@ def _fit(
     smallest = np.linalg.eigvalsh(scatter)[:, 0]
     ok = (count >= MIN_RAYS) & (smallest >= MIN_SPREAD * np.maximum(count, 1))
     ok &= np.all(np.isfinite(delta), axis=1)
+    ok &= np.abs(bias[:, 0]) <= MAX_BIAS * radius
     return np.where(ok[:, None], delta, 0.0), ok
