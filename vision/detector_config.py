@@ -156,7 +156,10 @@ class DetectorConfig:
             to 1 over a band of rim shares (`vision.confidence.shading_weight`) instead of
             switching at `confidence.LIT_RIM`, `find.HALF_LIT_RIM` and `find.LIT_WHOLE`: a
             resting ball whose rim shares cross one of them with the sensor's noise no
-            longer jumps a fraction of a radius from frame to frame.
+            longer jumps a fraction of a radius from frame to frame. Off: with the outline
+            fit's bias (d6b6b16) the 9 samples keep 26/26 calls either way (switches 63 ->
+            59), but a held-out set of 6 clips goes 13 -> 11 of 24 calls (a corner 8 ft grey
+            60 fps clip 3 -> 1: a break's side-pocket drop and a lip-late drop lost).
         identifier: identification settings.
     """
 
