@@ -69,5 +69,8 @@ def shaded_centres(
     xy[half_lit] = placed_at
     # Scored with every ball (neighbours explain each other's rings).
     fresh = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)[0]
+    lost = half_lit & (fresh < config.min_confidence) & (score >= config.min_confidence)
+    xy[lost] = balls[0][lost]
+    fresh = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)[0]
     score[half_lit] = fresh[half_lit]
     return xy, radius, score
