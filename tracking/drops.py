@@ -15,11 +15,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tracking import contacts, jaws
+from tracking.blind_hits import BlindHits
 from tracking.fastnp import true_indices
 from tracking.geometry import drop_crossing_s, line_crossing_s, nearest_pocket
 from tracking.ghosts import ghost_path
 from tracking.history import FloatArray, fit_lines
-from tracking.starts import Path, StartExplainer
+from tracking.starts import Path
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 
 _CROSSING_HORIZON_S = 0.2
@@ -68,7 +69,7 @@ def _roll_fit(
     return params[0], speed + 3.0 * float(sigma[1]), decel - 3.0 * float(sigma[2])
 
 
-class DropExplainer(StartExplainer):
+class DropExplainer(BlindHits):
     """Drops and what led to them, for `EventDetector` (which defines the state used here)."""
 
     _jaw_tips: tuple[FloatArray, tuple[str, ...]]
@@ -108,6 +109,9 @@ class DropExplainer(StartExplainer):
             dropped = status == TrackStatus.POCKETED
             if dropped and not self._could_drop(int(ball), bool(hit)):
                 continue  # it stopped short of the hole, or it was another ball all along
+            # EventConfig.blind_hits (off by default; the field is the lead's hunk to add).
+            if not hit and getattr(self.config, "blind_hits", False):
+                hit = self._blind_hit(int(ball))
             events += hit
             climbed = dropped and self.config.climbed_off_table and self._on_rail(int(ball))
             dropped &= not climbed
