@@ -141,7 +141,11 @@ class DisturbanceCheck:
         creeping = rested_s < config.disturb_min_rest_s and (
             ball != CUE or speed < 3.0 * config.strike_min_speed_mm_s
         )
-        if speed < max(config.start_min_speed_mm_s, noise_floor) or creeping:
+        # An object ball that left before the camera saw it at rest over two frames was
+        # never seen at rest: nothing tells that anything moved it (a cue ball struck as the
+        # review begins is still a stroke).
+        unwatched = ball != CUE and t_start <= self._watched_since() + self._dt
+        if speed < max(config.start_min_speed_mm_s, noise_floor) or creeping or unwatched:
             return None
         stroke = ball == CUE and speed >= config.strike_min_speed_mm_s
         if stroke and not self._still_away(ball):
@@ -174,6 +178,17 @@ class DisturbanceCheck:
             pending = replace(pending, doubt_until_s=t_start + wait)
         self._disturbances.append(pending)
         return ended
+
+    def _watched_since(self) -> float:
+        """When the camera began to watch: the time of the first frame while the history
+        still holds it (-inf after). An object ball seen moving from the first frames on
+        was never seen at rest (a player's shadow on a real clip's rail, read as the 8 from
+        frame 0, its centre wandering, was reported disturbed at frame -2 and charged to
+        the first shot as a foul)."""
+        count = self._history.count
+        if count == 0 or count > self._history.capacity:
+            return -math.inf
+        return float(self._history.window(0, 1)[0][0])
 
     def _cue_faces(self, ball: int, rest_mm: FloatArray) -> bool:
         """Whether ``ball``, seen last leaving ``rest_mm``, went straight away from the

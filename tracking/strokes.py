@@ -137,11 +137,17 @@ class HiddenStroke(CueTipCheck):
 
     def _cue_unseen_at(self, time_s: float) -> bool:
         """Whether the cue ball was out of sight when a ball left at ``time_s``: not seen in
-        the frame before, or not now."""
-        last = self._cue_last_seen(time_s)
-        if last is None or time_s - last > 1.5 * self._dt:
-            return True
+        the frame before, or not now. A start put before the history's first frame (a ball
+        already moving, or a ghost's centre wandering, as the video begins) is judged from
+        that frame: a cue ball seen on its spot there did not leave unseen (the cue ball
+        600 mm off, at rest in every frame, was taken for the hidden striker of a shadow on
+        the rail read as a ball, gleitreibungskoeffizient with the given calibration)."""
         count = self._history.count
+        first_s = self._history.window(count - self._history.capacity, count)[0][:1]
+        at = max(time_s, float(first_s[0])) if len(first_s) else time_s
+        last = self._cue_last_seen(at)
+        if last is None or at - last > 1.5 * self._dt:
+            return True
         latest = self._history.window(count - 1, count)[2]
         return bool(len(latest) and not np.isfinite(latest[0, CUE, 0]))
 

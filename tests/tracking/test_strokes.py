@@ -225,3 +225,40 @@ def test_a_cue_stick_tip_seen_on_the_struck_cue_balls_spot_is_no_cue_ball(
     first = [e for e in events if e.kind == EventKind.BALL_BALL and 0 in e.balls]
     assert [e.balls for e in first] == [(0, 3)], events
     assert abs(first[0].time_s - contact.time_s) <= 1.0 / fps, first
+
+
+def test_a_ghost_wandering_as_the_video_begins_has_no_hidden_striker() -> None:
+    """A player's shadow on the foot rail read as the 8 from the first frame: its centre
+    wanders over the first frames (so its start is put before the video began) and settles
+    68 mm on, while the cue ball rests 600 mm away, seen on its spot in every frame. The
+    cue ball was not out of sight: no hidden stroke with the cue ball as the 8's toucher
+    (gleitreibungskoeffizient, 30 fps, with the given calibration and pocket holes: a false
+    shot struck at frame -2, and the real stroke at frame 21 lost inside it). Nor was the 8
+    ever seen at rest before it moved: no disturbance either (that one, confirmed, was
+    charged to the clip's shot as a foul)."""
+    fps = 30.0
+    xy = np.full((round(3.0 * fps), 11, 2), np.nan)
+    xy[:, 0] = (1480.2, 503.2)
+    wander = [(2087.2, 179.7), (2089.4, 164.0), (2090.0, 157.3), (np.nan, np.nan)]
+    wander += [(2089.0, 157.8), (np.nan, np.nan), (np.nan, np.nan)]
+    xy[: len(wander), 8] = wander
+    xy[len(wander) :, 8] = (2084.4, 226.7)
+    events = _events_of(xy, fps)
+    assert not [e for e in events if e.kind == EventKind.STRIKE], events
+    assert not [e for e in events if e.kind == EventKind.BALL_BALL], events
+    assert not [e for e in events if e.kind == EventKind.BALL_DISTURBED], events
+
+
+def test_a_soft_stroke_as_the_review_begins_is_still_a_stroke() -> None:
+    """The cue ball, at rest for the review's first 0.2 s only, leaves at 200 mm/s with
+    nothing near: a stroke, though the camera watched it at rest for less than
+    ``disturb_min_rest_s`` (only object balls must be seen at rest that long before a
+    start counts)."""
+    fps = 30.0
+    xy = np.full((round(2.0 * fps), 11, 2), np.nan)
+    times = np.arange(len(xy)) / fps
+    xy[:, 0, 0] = 800.0 + 200.0 * np.clip(times - 0.2, 0.0, None)
+    xy[:, 0, 1] = 600.0
+    xy[:, 5] = (1800.0, 300.0)
+    strikes = [e for e in _events_of(xy, fps) if e.kind == EventKind.STRIKE]
+    assert len(strikes) == 1 and abs(strikes[0].time_s - 0.2) < 2.0 / fps, strikes
