@@ -75,6 +75,7 @@ class BallDetector:
                 self.config.lip_shelf_radii,
                 pocket_holes=self.config.pocket_holes,
                 centre_inset_radii=self.config.centre_inset_radii,
+                side_lip_radii=self.config.side_lip_radii,
             )
         )
 

@@ -118,7 +118,22 @@ class DetectorConfig:
             hole reaches past the jaw line and its edge was found as a ball in every frame.
             Real top-down clips (eval_real_review.py), off -> on: ghost rows 228 -> 12 (found
             calibration), 92 -> 13 (given); 15 rendered clips' reviews identical; one real
-            first contact lost to the tracker (0008, found: 5/5 -> 4/5).
+            first contact lost to the tracker (0008, found: 5/5 -> 4/5). On since round 15,
+            once a ghost wandering as a review begins no longer opens a shot (0a649b1): real
+            clips off -> on, found calibration strokes 5/6, contacts 4/5, pots 5/5 either way,
+            ghost rows 211 -> 13, ball-frames 329 -> 324 of 390 (0008: a phantom on the
+            projector's line holds the cue ball's track); given calibration pots 3/4 -> 4/4,
+            ghost rows 67 -> 21; 9 samples and 6 fresh clips byte-identical.
+        side_lip_radii: a ball's centre may lie this many ball radii past the cushion line in
+            a side pocket's mouth (`TableView.from_calibration`; None: not at all, as before).
+            A ball resting there (lip-stay, or hanging before a late drop) has its centre 3-7
+            mm past the line: refused, it was never detected and the tracker coasted it into
+            the pocket (top_lip_late_tv_grey's 10 called down 137 frames early). 0.5, A/B on
+            one tree (real detector): 9 samples calls 26/26 either way, pockets right/false/
+            missed 19/1/1 -> 20/0/0 (top_lip_late recall 0.978 -> 0.996); held-out set ten
+            h74 (top 9 ft green 50 fps) 1/4 -> 0/4: the 6 resting in a side mouth after the
+            break is seen and held the shot open 8 s, so the next stroke merged into it. Off
+            until the shot's end reads a ball at rest in a side mouth.
         centre_inset_radii: a ball's centre lies at least this many ball radii inside the
             cushion noses (`TableView.from_calibration`; one radius for a ball frozen to a
             cushion, the rest room for calibration error). Wider, a detection centred on a
@@ -192,7 +207,8 @@ class DetectorConfig:
     crowd_min_separation: float = MIN_SEPARATION
     crowd_smear_peaks: bool = True
     lip_shelf_radii: float = 1.5
-    pocket_holes: bool = False
+    pocket_holes: bool = True
     centre_inset_radii: float = 0.5
+    side_lip_radii: float | None = None
     smooth_shading: bool = False
     identifier: IdentifierConfig = field(default_factory=IdentifierConfig)

@@ -294,6 +294,9 @@ def _candidates(
     explained ball by ball (vision.separate; `touching`: the view's touching distances)
     and, when `thorough`, round outlines."""
     blobs = distance_peaks(region, config.min_peak_ratio, config.max_peak_ratio)
+    # A peak where no centre may lie (a ball merged with a pocket's dark hole) is dropped
+    # later anyway: it must not hide a round outline beside it.
+    blobs = blobs[map_at(region.centre_valid, blobs) > 0]
     crowd, boxes = (
         crowded(region, config.crowd_min_separation)
         if config.separate_crowds

@@ -90,6 +90,23 @@ def centre_outline_mm(table: TableSpec, inset_mm: float, shelf_mm: float) -> NDA
     return _octagon(low, length, width, cut)
 
 
+def side_lips_outline_mm(
+    table: TableSpec, outline_mm: NDArray[np.float64], inset_mm: float, lip_mm: float
+) -> NDArray[np.float64]:
+    """`centre_outline_mm`'s octagon (``outline_mm``, `inset_mm` inside the cushion noses)
+    with a notch at each side pocket reaching `lip_mm` past the cushion line, across the
+    mouth less half a ball radius each side: a ball hanging on a side pocket's lip rests
+    with its centre on or past the cushion line (the hole begins about 5 mm past it)."""
+    half = 0.5 * table.side_mouth_mm - 0.5 * table.ball_radius_mm
+    mid, width = 0.5 * table.length_mm, table.width_mm
+    near = [(mid - half, inset_mm), (mid - half, -lip_mm), (mid + half, -lip_mm)]
+    near.append((mid + half, inset_mm))
+    far = [(mid + half, width - inset_mm), (mid + half, width + lip_mm)]
+    far += [(mid - half, width + lip_mm), (mid - half, width - inset_mm)]
+    points = [tuple(p) for p in outline_mm]
+    return np.array(points[:1] + near + points[1:5] + far + points[5:], dtype=np.float64)
+
+
 def _outline_px(
     camera: CameraModel, outline_mm: NDArray[np.float64], height_mm: float = BALL_CENTRE_HEIGHT_MM
 ) -> NDArray[np.int32]:
@@ -136,13 +153,14 @@ class TableView:
     holes: NDArray[np.uint8]
 
     @classmethod
-    def from_calibration(
+    def from_calibration(  # noqa: PLR0913 (DetectorConfig's table settings, one by one)
         cls,
         calibration: Calibration,
         margin_mm: float = 20.0,
         lip_shelf_radii: float | None = 0.0,
         pocket_holes: bool = False,
         centre_inset_radii: float = 0.5,
+        side_lip_radii: float | None = None,
     ) -> TableView:
         """Mask and radius map of a calibrated table; `margin_mm` grows the surface outline.
 
@@ -200,14 +218,17 @@ class TableView:
         cv2.fillPoly(valid, [outline], 1)
         centre_valid = np.zeros((height, width), np.uint8)
         radius_mm = table.ball_radius_mm
-        inner = _outline_px(
-            camera,
+        inner_mm = (
             surface_outline_mm(table, -0.5 * radius_mm)
             if lip_shelf_radii is None
             else centre_outline_mm(
                 table, centre_inset_radii * radius_mm, lip_shelf_radii * radius_mm
-            ),
+            )
         )
+        if side_lip_radii is not None:
+            inset = 0.5 * radius_mm if lip_shelf_radii is None else centre_inset_radii * radius_mm
+            inner_mm = side_lips_outline_mm(table, inner_mm, inset, side_lip_radii * radius_mm)
+        inner = _outline_px(camera, inner_mm)
         cv2.fillPoly(centre_valid, [inner], 1)
         us = np.arange(0, width + _RADIUS_GRID_PX, _RADIUS_GRID_PX, dtype=np.float64)
         vs = np.arange(0, height + _RADIUS_GRID_PX, _RADIUS_GRID_PX, dtype=np.float64)
