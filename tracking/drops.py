@@ -109,8 +109,7 @@ class DropExplainer(BlindHits):
             dropped = status == TrackStatus.POCKETED
             if dropped and not self._could_drop(int(ball), bool(hit)):
                 continue  # it stopped short of the hole, or it was another ball all along
-            # EventConfig.blind_hits (off by default; the field is the lead's hunk to add).
-            if not hit and getattr(self.config, "blind_hits", False):
+            if not hit and self.config.blind_hits:
                 hit = self._blind_hit(int(ball))
             events += hit
             climbed = dropped and self.config.climbed_off_table and self._on_rail(int(ball))
