@@ -27,10 +27,14 @@ from __future__ import annotations
 import importlib.util
 import threading
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from vision.candidates import SearchRegion
 
 _available = importlib.util.find_spec("numba") is not None
 """Whether numba is installed (found without importing it: the import alone costs some
@@ -139,28 +143,37 @@ def _kernel(name: str) -> Callable[..., Any]:
     return _compiled[name]
 
 
+def _small_region(side: int, radius_px: float) -> SearchRegion:
+    """A `side` x `side` search region of foreground everywhere with balls of `radius_px`:
+    the warm-up's stand-in for a searched window (the maps' dtypes are the search's)."""
+    from vision.candidates import SearchRegion
+
+    ones = np.ones((side, side), np.uint8)
+    plane = np.ones((side, side), np.float32)
+    return SearchRegion(
+        np.zeros((side, side, 3), np.uint8),
+        plane.copy(),
+        ones.copy(),
+        radius_px * plane,
+        np.zeros((side, side, 2), np.float32),
+        ones.copy(),
+        1.0,
+        valid=ones.copy(),
+    )
+
+
 def _warm_confidence() -> None:
     """`vision.confidence`'s compiled sampling (`vision.confidence_kernels`), through the
     very calls the search makes, on a small region with one ball."""
-    from vision.candidates import SearchRegion
     from vision.confidence import confidence, rim_shares
 
     side = 16
     ones = np.ones((side, side), np.uint8)
-    plane = np.ones((side, side), np.float32)
-    region = SearchRegion(
-        np.zeros((side, side, 3), np.uint8),
-        plane.copy(),
-        ones.copy(),
-        2.0 * plane,
-        np.zeros((side, side, 2), np.float32),
-        ones.copy(),
-        1.0,
-        2.0 * plane,
-        ones.copy(),
-        None,
-        ones.copy(),
-        ones.copy(),
+    region = replace(
+        _small_region(side, 2.0),
+        separation=np.full((side, side), 2.0, np.float32),
+        shade=ones.copy(),
+        hued=ones.copy(),
     )
     xy, radius = np.full((1, 2), side / 2.0), np.full(1, 2.0)
     confidence(region, xy, radius, 1.0, 0.5)
@@ -168,29 +181,16 @@ def _warm_confidence() -> None:
 
 
 def _warm_centres() -> None:
-    """`vision.centre_kernels`' outline fit (where `vision.centres` is the fit it computes),
-    through the call the search makes, on one ball of a small region."""
+    """`vision.centre_kernels`' outline fit, through the call the search makes, on one ball
+    of a small region."""
     from vision import centre_kernels
-    from vision.candidates import SearchRegion
 
     if not centre_kernels.usable():
         return
     side = 24
-    ones = np.ones((side, side), np.uint8)
     plane = np.ones((side, side), np.float32)
-    region = SearchRegion(
-        np.zeros((side, side, 3), np.uint8),
-        plane.copy(),
-        ones.copy(),
-        4.0 * plane,
-        np.zeros((side, side, 2), np.float32),
-        ones.copy(),
-        1.0,
-        None,
-        ones.copy(),
-    )
     centre_kernels.outline_centres(
-        region, np.full((1, 2), side / 2.0), np.full(1, 4.0), plane, plane
+        _small_region(side, 4.0), np.full((1, 2), side / 2.0), np.full(1, 4.0), plane, plane
     )
 
 
