@@ -69,8 +69,11 @@ def shaded_centres(
     xy[half_lit] = placed_at
     # Scored with every ball (neighbours explain each other's rings).
     fresh = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)[0]
-    lost = half_lit & (fresh < config.min_confidence) & (score >= config.min_confidence)
-    xy[lost] = balls[0][lost]
-    fresh = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)[0]
+    # A ball the refinement took below min_confidence (its shade counted a rack's dark gaps)
+    # keeps its earlier centre: the refinement must never lose a ball it was given.
+    lost = half_lit & (fresh < config.min_confidence)
+    if lost.any():
+        xy[lost] = balls[0][lost]
+        fresh = confidence(region, xy, radius, config.edge_gradient, config.min_free_ring)[0]
     score[half_lit] = fresh[half_lit]
     return xy, radius, score
