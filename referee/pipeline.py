@@ -22,6 +22,7 @@ from calibration.camera import BALL_CENTRE_HEIGHT_MM
 from calibration.io import Calibration
 from referee.declarations import DeclarationLog
 from referee.pipeline_calls import CallStage, ShotInput, ShotResult
+from referee.pipeline_census import BallCensus
 from referee.pipeline_plan import SearchPlan
 from referee.pipeline_settings import PipelineConfig as PipelineConfig
 from tracking.rack_fill import RackFiller
@@ -164,8 +165,15 @@ class Pipeline:
         self.calls = CallStage(declarations, self.config.calls)
         self._clock = stages.clock
         self.search = SearchPlan(calibration, self.config)
+        self.census = BallCensus(self.config.census_searches)
         self.totals_ms = dict.fromkeys(STAGES, 0.0)
         self.frames = 0
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the user must know about the whole video (another game's balls)."""
+        warning = self.census.warning
+        return [warning] if warning else []
 
     @property
     def full_searches(self) -> int:
@@ -194,6 +202,8 @@ class Pipeline:
             detections = reaching(frame, hint, reach_px)
         else:
             detections = self.detector.detect(frame, hint)
+        if hint is None:
+            self.census.add(detections)
         t1 = clock()
         tracks = self._with_pixels(self.tracker.update(detections, frame.index, frame.time_s))
         self._note_plain_cloth(frame, tracks)

@@ -99,6 +99,14 @@ class PipelineConfig:
             of the classical detector; None for the classical one.
         rack_fill: when the classical detector's output gains a standing rack's balls it
             cannot tell apart (`tracking.rack_fill.RackFiller`; ``enabled = false``: never).
+        census_searches: warn (`referee.pipeline_census.BallCensus`, in the summary, the
+            report and on stderr) once this many whole-table searches each found more balls
+            at rest than a ten-ball set holds: footage of another game is otherwise reviewed
+            without a word; 0 turns it off. Changes no track, shot or call. Measured: the 9
+            sample clips and the top-down real clips count at most 11 (never warned);
+            broadcast-8ball game1 (15 balls) counts 13-14 on 6 of 7 searches (warned);
+            game2 (12 balls, three behind the near cushion half hidden) reaches 12 on one
+            search only (not warned: a count cannot tell it from ten-ball).
     """
 
     detector: DetectorConfig | None = None
@@ -119,3 +127,4 @@ class PipelineConfig:
     knock_corridor_s: float = 0.25
     detector_model: str | None = None
     rack_fill: RackFillConfig = field(default_factory=RackFillConfig)
+    census_searches: int = 3

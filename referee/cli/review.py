@@ -116,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
         f"{summary['frames']} frames, {summary['counts']['shots']} shots, "
         f"{summary['counts']['fouls']} fouls, {summary['frames_per_s']} frames/s -> {args.out}"
     )
+    for warning in summary["warnings"]:
+        print(f"tenball review: warning: {warning}", file=sys.stderr)
     if not summary["complete"]:
         return _fail(str(summary["stopped"]), EXIT_STOPPED)
     return 0

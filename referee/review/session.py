@@ -271,7 +271,7 @@ class Review:
             summary=summary,
             shots=tuple(self.run.shots),
             declarations_known=self.declarations.known,
-            notes=(self.run.stopped,) if self.run.stopped else (),
+            notes=(*summary["warnings"], *((self.run.stopped,) if self.run.stopped else ())),
         )
         html_path = self.options.out_dir / "report.html"
         temporary = html_path.with_name("report.html.tmp")
@@ -311,4 +311,5 @@ class Review:
                 "racks": max([int(s.get("rack", 1)) for s in shots], default=0),
             },
             "rack_winners": [c["rack_winner"] for c in calls if c.get("rack_winner")],
+            "warnings": self.pipeline.warnings,
         }
