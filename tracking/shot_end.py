@@ -5,8 +5,9 @@ still to explain, no ball lost rolling that may still roll out of sight
 (`tracking.vanish.VanishWatcher._hidden_rolling`). A ball the tracker has just given up as
 pocketed or off the table is timed from when it left, not from when it was given up. A ball
 left at rest in a pocket's mouth in this shot keeps it open for ``lip_wait_s`` more (it may
-yet drop: the 5-second rule). `ShotEnd` is a mixin: `tracking.events.EventDetector` holds
-the state.
+yet drop: the 5-second rule), unless a ball elsewhere starts in that wait
+(`EventConfig.lip_wait_yields`): the next stroke, which starts a shot of its own.
+`ShotEnd` is a mixin: `tracking.events.EventDetector` holds the state.
 """
 
 from __future__ import annotations
@@ -28,6 +29,50 @@ class ShotEnd(KinkExplainer):
     _in_shot: bool
     _quiet_since: float | None
     _anchor_at_strike: NDArray[np.float64]
+
+    def _resolve_starts(self) -> list[Event]:
+        """`StartExplainer._resolve_starts`, explained outside the shot when one of the starts
+        it explains now (those whose fit window is complete, as it picks them) came while the
+        shot only waited on a ball on a pocket lip (`_lip_wait_quiet`): the shot ends where
+        the table fell quiet, unless every start is dismissed (a centre pulled aside by an arm
+        over a resting ball, a ball creeping on, noise), when it waits on."""
+        ready = [
+            (ball, detected)
+            for ball, detected in self._pending_starts
+            if self._history.count >= detected + self._fit_frames
+        ]
+        quiet = self._lip_wait_quiet(ready)
+        if quiet is None:
+            return super()._resolve_starts()
+        waiting = len(self._disturbances)
+        self._in_shot, self._quiet_since = False, None
+        events = super()._resolve_starts()
+        if events or self._in_shot or len(self._disturbances) > waiting:
+            return [Event(self._frame_of(quiet), quiet, EventKind.SHOT_END), *events]
+        self._in_shot, self._quiet_since = True, quiet
+        return events
+
+    def _lip_wait_quiet(self, ready: list[tuple[int, int]]) -> float | None:
+        """When the table fell quiet, if one of the ``ready`` starts (ball, push it was seen
+        displaced at) came while the shot only waited on a ball on a pocket lip: every ball
+        at rest for ``settle_s`` as it was seen moving, and it did not rest in a pocket's
+        mouth itself (the lip ball dropping stays in the shot); else None. That start is the
+        next stroke, or a ball disturbed: inside the old shot, a cue ball seen moving only as
+        it reached the ball it was aimed at was taken for a contact of that shot, no strike,
+        and the two strokes merged into one (a top 9 ft 50 fps break's 6 resting in a side
+        mouth, seed 1074)."""
+        if not (self.config.lip_wait_yields and self._in_shot):
+            return None
+        for ball, detected in ready:
+            quiet = float(self._quiet_at_start[ball])
+            if not math.isfinite(quiet):
+                continue  # some ball still rolled as this one left: a contact, in the shot
+            seen_s = float(self._history.window(detected, detected + 1)[0][0])
+            if seen_s - quiet + 1e-9 < self.config.settle_s:
+                continue  # still settling: a ball creeping on belongs to the shot
+            if not in_pocket_mouth(self.table, self._anchor_before[ball][None, :])[0]:
+                return quiet
+        return None
 
     def _on_lip(self) -> NDArray[np.bool_]:
         """(11,) balls at rest in a pocket mouth that came to rest there in this shot: one

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from tests.tracking.builders import TABLE, simulate
+from tracking.event_config import EventConfig
 from tracking.events import EventDetector
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 
@@ -102,3 +105,45 @@ def test_the_end_of_the_video_ends_a_shot_waiting_on_a_lip(lip_xy: tuple[float, 
     assert [e.kind for e in ended] == [EventKind.SHOT_END]
     assert ended[0].time_s == pytest.approx(float(truth.time_s[-1]))
     assert detector.finish() == []
+
+
+def _stroke_while_waiting(yields: bool) -> list[Event]:
+    """A stroke sends the cue ball to rest at (1600, 400) by 1.7 s; the 10 rests on the side
+    lip from 1.0 s. At 3.0 s, while the shot waits on the lip, the next stroke sends the cue
+    ball into the 4 resting 5 mm beside it: the cue ball stops dead within the start
+    distance, only the 4 is seen leaving."""
+    diameter = TABLE.ball_diameter_mm
+    positions = {0: (700.0, 400.0), 4: (1600.0, 400.0 + diameter + 5.0)}
+    strikes = [(0.2, 0, (1200.0, 0.0)), (3.0, 0, (0.0, 1500.0))]
+    truth = simulate(positions, strikes, 6.0, decel_mm_s2=800.0)
+    config = replace(EventConfig(), lip_wait_yields=yields)
+    rng = np.random.default_rng(3)
+    detector, events = EventDetector(TABLE, config), []
+    for f, time_s in enumerate(truth.time_s):
+        rows = [0, 4, 10] if time_s >= 1.0 else [0, 4]
+        xy = np.array([*truth.xy_mm[f, [0, 4]], LIP_XY])[: len(rows)]
+        xy = xy + rng.normal(0.0, 0.7, xy.shape)
+        on = np.array([TrackStatus.ON_TABLE] * len(rows), dtype=object)
+        still = np.zeros((len(rows), 2))
+        trackset = TrackSet(f, float(time_s), np.array(rows), xy, still, still * np.nan, on, xy)
+        events += detector.update(trackset)
+    return events + detector.finish()
+
+
+def test_the_next_stroke_ends_a_shot_waiting_on_a_lip() -> None:
+    """The stroke at 3.0 s ends the first shot where the table fell quiet and starts the
+    second (before `EventConfig.lip_wait_yields`, the 4's start was taken for a contact of
+    the first shot and the two strokes merged into one)."""
+    events = _stroke_while_waiting(yields=True)
+    kinds = [e.kind for e in events]
+    assert kinds.count(EventKind.STRIKE) == 2 and kinds.count(EventKind.SHOT_END) == 2, events
+    first_end = next(e for e in events if e.kind == EventKind.SHOT_END)
+    second = [e for e in events if e.kind == EventKind.STRIKE][1]
+    assert 1.7 <= first_end.time_s <= 2.5 and 2.95 <= second.time_s <= 3.1, events
+    contacts = [e for e in events if e.kind == EventKind.BALL_BALL]
+    assert [e.balls for e in contacts] == [(0, 4)] and contacts[0].time_s >= second.time_s
+
+
+def test_without_lip_wait_yields_the_strokes_merge() -> None:
+    kinds = [e.kind for e in _stroke_while_waiting(yields=False)]
+    assert kinds.count(EventKind.STRIKE) == 1 and kinds.count(EventKind.SHOT_END) == 1
