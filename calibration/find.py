@@ -5,7 +5,8 @@
    is fitted around it (`calibration.cloth`).
 3. Along each side, straight edges are found to sub-pixel precision; the innermost
    well-supported one is the cushion nose (`calibration.lines`). The corners are where
-   neighbouring noses meet.
+   neighbouring noses meet. A cushion the fitted camera is well behind shows no face under
+   its nose: its nose is taken again where its top meets the bed (`_behind_noses`).
 4. Side pockets tell the long sides from the short ones; a rule (overridable) and the rack pick
    the head (`calibration.orientation`).
 5. The camera is fitted to the corners (`calibration.corner_fit`, `calibration.fit`). Where
@@ -37,7 +38,7 @@ from calibration.corner_fit import fit_corners, nose_height_refit, rack_check, t
 from calibration.fit import CameraFit, CameraPrior, check_fit, fit_camera_report
 from calibration.io import CORNER_NAMES, Calibration, CalibrationError
 from calibration.lines import EdgeLine, side_lines
-from calibration.nose import pick_nose
+from calibration.nose import nose_seen_from_behind, pick_nose
 from calibration.orientation import head_side, pocket_darkness
 from calibration.table import TableSpec
 
@@ -63,6 +64,13 @@ detection (labelled frames 22 -> 20 of 24 found, one false ball)."""
 MIN_CONFIDENCE = 0.01
 """Below this confidence the finder refuses rather than return a table: in practice one
 cushion had no straight edge at all (a fisheye lens bends them; an arm hid one)."""
+
+BEHIND_SLOPE = 0.1
+"""A cushion counts as seen from behind (`_behind_noses`) when the fitted camera stands behind
+its line by more than this share of its height (about 6 degrees from straight down). A
+slanted view from behind a rail stands well past it (broadcast-8ball game2: 1.5); a camera
+over the table fitted a little out of true must not (top-down-real 0028: 58 mm behind the
+head at 8.6 m up, 0.007, where the faint line taken would be the nose seen from above)."""
 
 SIDE_NAMES = ("head", "right", "foot", "left")
 """Sides in table order: head_left->head_right is the head, then right, foot, left."""
@@ -217,7 +225,7 @@ def _find_in_region(
     if not np.all((region.outer_px >= low) & (region.outer_px <= high)):
         # A near-degenerate quadrilateral (two sides almost parallel): nothing to profile.
         raise TableNotFoundError("the cloth region's quadrilateral runs far out of the picture")
-    nose, found, raised = _nose_lines(lab, region.outer_px, region.colour_lab)
+    nose, found, raised, candidates = _nose_lines(lab, region.outer_px, region.colour_lab)
     corners = np.array([intersect(nose[k - 1], nose[k]) for k in range(4)])
     long_first, pocket_note = _long_sides(lab, region.outer_px, corners, table, options)
     notes = [pocket_note]
@@ -229,6 +237,13 @@ def _find_in_region(
             full, fit, corners, order, (scale, table, options.prior)
         )
         notes += [note] if note else []
+    behind = _behind_noses(lab, region.colour_lab, (candidates, found, raised), fit, (order, table))
+    if behind:
+        for side, edge in behind.items():
+            nose[side], found[side] = edge.line, edge
+        corners = np.array([intersect(nose[k - 1], nose[k]) for k in range(4)])
+        fit, corners_full = fit_corners(corners[order], scale, full.shape, table, options.prior)
+        notes.append(f"{len(behind)} cushion(s) seen from behind: nose taken where top meets bed")
     lines = tuple(found[(int(order[0]) + k) % 4] for k in range(4))
     noses = tuple(raised[(int(order[0]) + k) % 4] for k in range(4))
     fit, corners_full, note = nose_height_refit(
@@ -259,22 +274,51 @@ def _working_image(image: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], float]:
 
 def _nose_lines(
     lab: NDArray[np.float32], outer: FloatArray, cloth_lab: FloatArray
-) -> tuple[list[FloatArray], list[EdgeLine | None], list[bool]]:
+) -> tuple[list[FloatArray], list[EdgeLine | None], list[bool], list[list[EdgeLine]]]:
     """Per side of the cloth quad (side k runs corner k -> k+1): the cushion line, its edge,
-    and whether that edge is the raised nose itself (else the bed's edge, on the cloth)."""
+    whether that edge is the raised nose itself (else the bed's edge, on the cloth), and the
+    straight edges it was picked from."""
     lines: list[FloatArray] = []
     found: list[EdgeLine | None] = []
     raised: list[bool] = []
+    candidates: list[list[EdgeLine]] = []
     for k in range(4):
         start, end = outer[k], outer[(k + 1) % 4]
         opposite = line_through(outer[(k + 2) % 4], outer[(k + 3) % 4])
         middle = 0.5 * (start + end)
         depth = CUSHION_BAND * abs(float(opposite @ np.array([middle[0], middle[1], 1.0])))
-        best, is_nose = pick_nose(side_lines(lab, start, end, depth), lab, cloth_lab)
+        edges = side_lines(lab, start, end, depth)
+        best, is_nose = pick_nose(edges, lab, cloth_lab)
         lines.append(line_through(start, end) if best is None else best.line)
         found.append(best)
         raised.append(is_nose)
-    return lines, found, raised
+        candidates.append(edges)
+    return lines, found, raised, candidates
+
+
+def _behind_noses(
+    lab: NDArray[np.float32],
+    cloth_lab: FloatArray,
+    picked: tuple[list[list[EdgeLine]], list[EdgeLine | None], list[bool]],
+    fit: CameraFit,
+    placed: tuple[NDArray[np.int64], TableSpec],
+) -> dict[int, EdgeLine]:
+    """Quad sides (by index) whose cushion the fitted camera is behind and where no darkening
+    nose was found, with the nose `nose_seen_from_behind` finds there instead. `picked` holds
+    each quad side's candidate edges, the one picked and whether it was a nose; `placed` the
+    corner order (quad corner of each table corner) and the table."""
+    candidates, found, raised = picked
+    order, table = placed
+    behind: dict[int, EdgeLine] = {}
+    x, y, height = fit.camera.centre_mm
+    back = (-x, y - table.width_mm, x - table.length_mm, -y)  # head, right, foot, left
+    for k, distance in enumerate(back):
+        side = int(order[k])
+        if distance > BEHIND_SLOPE * height and not raised[side]:
+            edge = nose_seen_from_behind(candidates[side], lab, cloth_lab)
+            if edge is not None and edge is not found[side]:
+                behind[side] = edge
+    return behind
 
 
 def _long_sides(

@@ -21,10 +21,14 @@ from calibration.cloth import line_through
 PROFILE_STEP_PX = 0.5
 PROFILES_PER_SIDE = 90
 OUTSIDE_MARGIN_PX = 4.0
-OUTSIDE_SHARE = 0.35
+OUTSIDE_SHARE = 1.0
 """How far outside the cloth boundary the profiles start (at least the margin, else this share
 of the inward depth), so that an edge on the boundary itself is seen, and a cushion whose face
-or shadow split it from the cloth region."""
+or shadow split it from the cloth region. As far out as in: a far cushion seen from the other
+end shows its shaded face, which the cloth region leaves out, so the region ends at the face's
+foot and the nose lies a face's height outside it (broadcast-8ball game2: 12 px, past the 0.35
+share's reach, so a shade line down the face was taken for the nose, 5-7 px off). Shares of
+0.45 and 0.5 found game2's right cushion worse (a corner 11-29 px off), 0.6-1.0 within 2.3 px."""
 
 MIN_EDGE_STRENGTH = 1.0
 """Smallest Lab gradient (units per pixel) that counts as an edge; raising it ignores fainter
@@ -39,6 +43,12 @@ INLIER_PX = 1.0
 MIN_SUPPORT = 0.3
 """Share of a side's profiles that must have a point on a line for the line to count; raising
 it demands longer unbroken cushion edges."""
+
+MAX_LINES = 6
+"""Most straight edges taken per side, most supported first. Profiles that start far outside
+the cloth cross the rail's edges too (grooves, its outer edge): broadcast-8ball game2's near
+side has four such above its faint nose (the cushion top meeting the bed, seen from behind),
+which a limit of 4 left out."""
 
 MAX_SLOPE = 0.07
 """Largest slope (across / along) of a cushion line relative to its cloth side (about 4°)."""
@@ -102,7 +112,7 @@ def side_lines(
     along, inward, profile_index, step = _edge_points(lab, frame, depth_px)
     found: list[EdgeLine] = []
     remaining = np.ones(len(along), dtype=bool)
-    for _ in range(4):
+    for _ in range(MAX_LINES):
         fit = _ransac(along[remaining], inward[remaining], profile_index[remaining])
         if fit is None:
             break

@@ -31,6 +31,11 @@ OUTSIDE_SAMPLE_PX = 4.0
 MIN_CUSHION_LIGHTNESS = 0.45
 """Least lightness, as a share of the cloth's, of a cushion top outside a nose."""
 
+MIN_TOP_STEP = 1.5
+"""Least lightness gradient (Lab units per px) of the line where a cushion top seen from
+behind its rail meets the bed: the top is the bed's cloth, only turned a little, so the
+step is faint (broadcast-8ball game2's near cushion: 2.0, the rail's edge outside it 8.9)."""
+
 MAX_HUE_TURN_DEG = 25.0
 """Largest hue difference between the cloth and the cushion top outside a nose; raising it
 lets a rail of a similar colour pass for a cushion."""
@@ -46,7 +51,8 @@ def pick_nose(
     cushion feature. So the nose is the outermost edge that darkens without changing colour
     and has cloth on its outer side; failing that, the innermost clear edge (where the flat
     bed starts, at the foot of the cushion's face; faint lines such as a cue's shadow or the
-    weave do not count); failing that, the cloth boundary itself.
+    weave do not count); failing that, the cloth boundary itself. A side the camera is
+    behind is picked again by `nose_seen_from_behind`.
     """
     noses = [
         edge
@@ -81,3 +87,24 @@ def _cloth_outside(edge: EdgeLine, lab: NDArray[np.float32], cloth_lab: FloatArr
         return bool(np.hypot(*(chroma - reference)) < CLOTH_CHROMA)
     cosine = chroma @ reference / (np.linalg.norm(chroma) * np.linalg.norm(reference) + 1e-9)
     return bool(cosine > np.cos(np.radians(MAX_HUE_TURN_DEG)))
+
+
+def nose_seen_from_behind(
+    candidates: list[EdgeLine], lab: NDArray[np.float32], cloth_lab: FloatArray
+) -> EdgeLine | None:
+    """The nose of a cushion the camera is behind (a slanted view from behind a rail).
+
+    Such a camera sees no face under the nose, only the cushion's top running into the bed:
+    no edge darkens, and `pick_nose` falls back to the cloth's edge, where the rail meets the
+    top, a cushion's width too far out (broadcast-8ball game2: 13 px, about 30 mm). The nose
+    is then the innermost edge of one colour with cloth outside it, however faint (the top is
+    the bed's cloth, only turned a little). None when no edge qualifies.
+    """
+    tops = [
+        edge
+        for edge in candidates
+        if abs(edge.lightness_step) >= MIN_TOP_STEP
+        and edge.chroma_step < SAME_COLOUR * abs(edge.lightness_step)
+        and _cloth_outside(edge, lab, cloth_lab)
+    ]
+    return max(tops, key=lambda edge: edge.inset_px) if tops else None
