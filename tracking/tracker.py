@@ -143,7 +143,8 @@ class BallTracker:
             if continuity:
                 unassigned &= ~self._occupied(dets)
             unassigned &= ~self._beside_taken(dets, taken[1])
-            unassigned &= ~self._barred(len(dets)).any(axis=0)
+            if self.config.resting_claim_starts:
+                unassigned &= ~self._barred(len(dets)).any(axis=0)
             before = self._state.alive.copy()
             spawn(self._state, self.table, self.config, dets[unassigned], time_s)
             open_all(self._state.mixed_s, true_indices(self._state.alive & ~before), time_s)
@@ -206,9 +207,10 @@ class BallTracker:
         sigma_mm = np.sqrt(kalman.largest_eigenvalue_2x2(S))
         struck = self._may_jump(idx, sigma_mm, dt_s)
         unseen_s = np.maximum(dt_s, (self._time_s or 0.0) - state.seen_time_s[idx])
+        struck_s = unseen_s if config.struck_gate_unseen else dt_s
         jump_mm = np.where(
             struck,
-            config.max_ball_speed_mm_s * dt_s,
+            config.max_ball_speed_mm_s * struck_s,
             np.minimum(
                 config.max_disturbed_speed_mm_s * unseen_s, config.max_disturbed_distance_mm
             ),

@@ -113,9 +113,30 @@ class TrackerConfig:
         resting_claim_diameters: a detection nearer than this many ball diameters to a
             ball seen at rest lately (``resting_claim_s``) is that ball's
             (`tracking.claims`): no other track jumps onto it, finds its ball there, or
-            starts there, until the resting ball itself moves away. In [0, 1); 0 turns it
-            off. Raising it guards a wider spot, at the risk of refusing a ball that rolls
-            to a touching neighbour's side for a frame.
+            starts there (``resting_claim_starts``), until the resting ball itself moves
+            away. In [0, 1); 0 turns it off. Raising it guards a wider spot, at the risk
+            of refusing a ball that rolls to a touching neighbour's side for a frame. Off:
+            it mends a 30 frames/s break whose cue ball, never detected between the stroke
+            and the rack, was re-identified on the 10 resting in the rack (read 0.83 the
+            cue ball) and took the first contact (seed 2104), but live it loses a call
+            elsewhere. Round 16, 0 -> 0.5 with ``resting_claim_starts`` off, real
+            detector: the 9 samples live, calls, first contacts and pots identical (26/26,
+            26/26), switches 59 -> 57 (broadcast_pushout 19 -> 17); 5 fresh breaks not
+            looked at (seeds 2107-2111) live, calls 6 -> 4 of 10 (seed 2108, broadcast
+            9ft 60 frames/s: the rack's 5 hops 40 mm onto a detection no other track may
+            jump to now, and the break is called a foul for a disturbed ball), switches
+            28 -> 26; replayed (recorded detections, open loop) there it loses nothing (6
+            -> 6 of 10). The 6 fresh breaks it was studied on (seeds 2101-2106), replayed:
+            calls 9 -> 10 of 12, switches 47 -> 45.
+        resting_claim_starts: a resting ball's claim also bars new tracks (a number not
+            yet in play) from starting on its spot. False: only jumps and re-identifications
+            are barred, so a rack ball read as another number before the break (the 1 at
+            the apex read 0.51 the 7, its track the 7's) still gets its own track when,
+            struck, it shows its number on the spot the misnamed track claims. With claims
+            at 0.5, replayed, True -> False: seed 2102 (corner 8ft 60 frames/s) gets its
+            break's first contact back (the 5 -> the 1) and its call; 11 fresh breaks
+            (seeds 2101-2111) calls 15 -> 16 of 22, switches 67 -> 71; samples identical but
+            corner_offtable's switches 10 -> 9. True (claims as they were) by default.
         resting_claim_s: how long after a resting ball was last seen its claim lasts, s.
             Raising it guards balls hidden for longer (behind a player).
         reidentify_within_reach: a lost ball that can have been struck is found again
@@ -148,6 +169,22 @@ class TrackerConfig:
             and the events' lost-ball accounting (`tracking.vanish`), which reads "occluded"
             rows up to the shot's end, no longer guesses it into its pocket. So 0 (off)
             until the events read a stopped row as a lost ball.
+        struck_gate_unseen: a ball that can have been struck (`tracking.reach.may_jump`)
+            may have rolled at the top ball speed (``max_ball_speed_mm_s``) for all the time
+            it has been unseen, not only since the last frame: its collision gate grows
+            with that time (a break's cue ball at 50 frames/s, blurred out for two frames,
+            is taken back where it turns up instead of being left for re-identification on
+            a sure colour). The jump still costs ``-log`` of a uniform density over that
+            wider area (`tracking.association.jump_costs`), so a far find needs a surer
+            identity. False: the gate is the top speed times the last frame interval.
+            Off: it lets more rack balls' tracks reach each other's detections as the rack
+            opens. Replayed real detections (`eval_tracking_replay`), off -> on: the 9
+            samples calls 26 -> 25 (broadcast_pushout's 30 frames/s break 4/4 -> 3/4),
+            switches 59 -> 65 (top_moving 4 -> 10); 11 fresh breaks (seeds 2101-2111)
+            calls 15/22 -> 16/22, switches 75 -> 79. Live, 6 of them: calls 9 -> 9 of 12,
+            first contacts 10 -> 11, switches 47 -> 51 (the break's cue ball at 30
+            frames/s, never detected between the stroke and the rack, is not what the
+            wider gate finds).
         association: the assignment cost tunables.
         identity: how class probabilities accumulate over a track and when two tracks
             exchange numbers.
@@ -184,6 +221,8 @@ class TrackerConfig:
     resting_claim_s: float = 0.5
     reidentify_within_reach: bool = False
     plain_cloth_end_s: float = 0.0
+    struck_gate_unseen: bool = False
+    resting_claim_starts: bool = True
     association: AssociationConfig = field(default_factory=AssociationConfig)
     identity: IdentityConfig = field(default_factory=IdentityConfig)
 

@@ -61,3 +61,34 @@ def test_a_struck_ball_leaves_its_spot_to_the_ball_that_rolls_onto_it() -> None:
 def test_claims_must_stay_below_a_diameter() -> None:
     with pytest.raises(ValueError, match="resting_claim_diameters"):
         TrackerConfig(resting_claim_diameters=1.0)
+
+
+APEX = (1650.0, 550.0)
+
+
+def _misnamed_apex_ball_struck(bar_starts: bool) -> list[TrackSet]:
+    """The 1 at the rack's apex reads as the 7 while it rests (its track is the 7's);
+    struck, it reads as the 1 on its spot, then rolls away at 0.6 m/s."""
+    config = TrackerConfig(resting_claim_diameters=0.5, resting_claim_starts=bar_starts)
+    tracker = BallTracker(TABLE, config)
+    tracks: list[TrackSet] = []
+    for frame in range(30):
+        balls: list[Sighting] = [(*FIVE, {5: 0.95})]
+        if frame < 20:
+            balls.append((*APEX, {7: 0.9}))
+        else:
+            balls.append((APEX[0] - 10.0 - 20.0 * (frame - 20), APEX[1] + 4.0, {1: 0.9}))
+        tracks.append(tracker.update(detections_of(balls), frame, frame / FPS))
+    return tracks
+
+
+def test_a_misnamed_resting_balls_claim_lets_the_ball_start_under_its_number() -> None:
+    tracks = _misnamed_apex_ball_struck(bar_starts=False)
+    assert 1 in tracks[20].ball.tolist()
+    assert np.allclose(_at(tracks[20], 1), (APEX[0] - 10.0, APEX[1] + 4.0), atol=3.0)
+
+
+def test_claims_that_bar_starts_keep_it_off_its_own_spot() -> None:
+    # The default: the 7's claim bars the start on its spot (the scenario above can fail).
+    tracks = _misnamed_apex_ball_struck(bar_starts=True)
+    assert 1 not in tracks[20].ball.tolist()
