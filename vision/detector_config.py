@@ -176,6 +176,19 @@ class DetectorConfig:
             59), but a held-out set of 6 clips goes 13 -> 11 of 24 calls (a corner 8 ft grey
             60 fps clip 3 -> 1: a break's side-pocket drop and a lip-late drop lost).
         identifier: identification settings.
+        seed_min_hued: least share of a seeded ball's disc (`seed_hints`; read on a circle
+            of `find.SEED_HUE_RADII`) that must be of the cloth's hue or its shade (the
+            region's `hued` map); 0: any. Seeds exist for balls of the cloth's hue, whose
+            discs show it nearly all round (rendered samples: every kept seeded ball 0.72 or
+            more); a seed on a bridge hand over the ball the tracker follows shows none, yet
+            scored 0.61 as a ball and held the rolling 1's track on the hand for 10 frames
+            (held-out h76, broadcast 9 ft 60 fps: shot 3's "ball moving at strike" missed).
+            0 -> 0.3 (real detector, live reviews): h76 shot 3 now reads the foul F9 (its
+            call still differs, by the next shooter of a break read wrong before it); the 9
+            samples byte-identical (26/26 calls and contacts, pots 19/1/1, 59 switches);
+            four fresh clips with cue and arm, three with players (broadcast 8 ft red 50
+            fps, corner 7 ft green 30 fps, broadcast 9 ft grey 60 fps, top 8 ft blue 60 fps)
+            calls 7/14, contacts 12/14 and switches 56 either way (two clips' tracks move).
     """
 
     foreground_distance: float = 16.0
@@ -212,3 +225,4 @@ class DetectorConfig:
     side_lip_radii: float | None = None
     smooth_shading: bool = False
     identifier: IdentifierConfig = field(default_factory=IdentifierConfig)
+    seed_min_hued: float = 0.3

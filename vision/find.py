@@ -128,6 +128,9 @@ a pocket's mouth or against a cushion)."""
 SEED_MOVE_RADII = 0.5
 """A seeded ball whose centre moved further than this from its seed while being placed is
 dropped: the picture there is not a ball where the tracker expects one."""
+SEED_HUE_RADII = 0.7
+"""Radius, in ball radii, of the circle on which a seeded ball's share of the cloth's hue is
+read (`DetectorConfig.seed_min_hued`): inside its rim's mix with the cloth."""
 
 
 def _seeded_balls(
@@ -166,6 +169,11 @@ def _seeded_balls(
     fitted, held = outline_centres(region, placed, seed_radius, lit.astype(np.float32), ball)
     placed = np.where(held[:, None], fitted, placed)
     near = np.linalg.norm(placed - seeds, axis=1) < SEED_MOVE_RADII * seed_radius
+    if config.seed_min_hued > 0.0 and region.hued is not None:
+        # A seed is for a ball of the cloth's hue: placed where the disc shows none of it
+        # (a bridge hand over a ball the tracker follows), it is not the ball.
+        disc = placed[:, None, :] + (SEED_HUE_RADII * seed_radius)[:, None, None] * DIRECTIONS
+        near &= sample(region.hued, disc).mean(axis=1) >= config.seed_min_hued
     placed, seed_radius = placed[near], seed_radius[near]
     xy = np.vstack([xy, placed])
     radius = np.concatenate([radius, seed_radius])
