@@ -5,8 +5,9 @@
    is fitted around it (`calibration.cloth`).
 3. Along each side, straight edges are found to sub-pixel precision; the innermost
    well-supported one is the cushion nose (`calibration.lines`). The corners are where
-   neighbouring noses meet. A cushion the fitted camera is well behind shows no face under
-   its nose: its nose is taken again where its top meets the bed (`_behind_noses`).
+   neighbouring noses meet. Optionally (`FindOptions.slanted_noses`), a cushion the fitted
+   camera is well behind, which shows no face under its nose, has its nose taken again where
+   its top meets the bed (`_behind_noses`).
 4. Side pockets tell the long sides from the short ones; a rule (overridable) and the rack pick
    the head (`calibration.orientation`).
 5. The camera is fitted to the corners (`calibration.corner_fit`, `calibration.fit`). Where
@@ -89,12 +90,27 @@ class FindOptions:
             diameter); 0 treats every found edge as lying on the cloth.
         lens_search: when no lens is given and the table is found with little confidence,
             try candidate barrel lenses (calibration.lens).
+        slanted_noses: look for the noses a slanted view shows: edges as far outside the
+            cloth as inside it (a far cushion's nose lies a shaded face's height outside
+            the cloth region; `calibration.lines.SLANTED_OUTSIDE_SHARE`), and, for a
+            cushion the fitted camera is well behind, the line where its top meets the bed
+            (`calibration.nose.nose_seen_from_behind`; the rail's edge was taken, ~30 mm
+            out). Off by default. Measured (by-eye visible noses, nose_height_mm=0):
+            broadcast-8ball game2 corners 7-14 px off -> within 2.1 px; top-down-real,
+            stills/empty_table, game1 and the 9 samples' automatic corners unchanged
+            (< 0.15 px). But `tests/benchmarks/eval_real_review.py` (found mode) loses on
+            game2, an eight-ball clip of 12 balls for ten-ball's 11 tracks: ball-frames
+            69 -> 51 of 108, its first contact and pocket wrong (the far cushion alone:
+            53), whichever balls get the eleven tracks changing with the calibration; the
+            top-down clips are unchanged. Its near balls, against the cushion (28.6 mm
+            off), measure 37-71 mm from it instead of 86-113.
     """
 
     head: str | None = None
     prior: CameraPrior = field(default_factory=CameraPrior)
     nose_height_mm: float = 36.3
     lens_search: bool = True
+    slanted_noses: bool = False
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -195,9 +211,7 @@ def _find_through_lens(
     matrix = np.array([[prior.focal_px, 0, centre[0]], [0, prior.focal_px, centre[1]], [0, 0, 1]])
     coefficients = np.asarray(prior.distortion, dtype=np.float64)
     ideal = np.asarray(cv2.undistort(image, matrix, coefficients, None, matrix), dtype=np.uint8)
-    pinhole = FindOptions(
-        options.head, replace(prior, distortion=()), options.nose_height_mm, False
-    )
+    pinhole = replace(options, prior=replace(prior, distortion=()), lens_search=False)
     found = find_table([ideal], table, pinhole)
     lens = CameraModel(matrix, np.eye(3), np.zeros(3), (width, height), coefficients)
     names = list(found.calibration.corners_px)
@@ -225,7 +239,9 @@ def _find_in_region(
     if not np.all((region.outer_px >= low) & (region.outer_px <= high)):
         # A near-degenerate quadrilateral (two sides almost parallel): nothing to profile.
         raise TableNotFoundError("the cloth region's quadrilateral runs far out of the picture")
-    nose, found, raised, candidates = _nose_lines(lab, region.outer_px, region.colour_lab)
+    nose, found, raised, candidates = _nose_lines(
+        lab, region.outer_px, region.colour_lab, options.slanted_noses
+    )
     corners = np.array([intersect(nose[k - 1], nose[k]) for k in range(4)])
     long_first, pocket_note = _long_sides(lab, region.outer_px, corners, table, options)
     notes = [pocket_note]
@@ -237,7 +253,11 @@ def _find_in_region(
             full, fit, corners, order, (scale, table, options.prior)
         )
         notes += [note] if note else []
-    behind = _behind_noses(lab, region.colour_lab, (candidates, found, raised), fit, (order, table))
+    behind = (
+        _behind_noses(lab, region.colour_lab, (candidates, found, raised), fit, (order, table))
+        if options.slanted_noses
+        else {}
+    )
     if behind:
         for side, edge in behind.items():
             nose[side], found[side] = edge.line, edge
@@ -273,11 +293,11 @@ def _working_image(image: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], float]:
 
 
 def _nose_lines(
-    lab: NDArray[np.float32], outer: FloatArray, cloth_lab: FloatArray
+    lab: NDArray[np.float32], outer: FloatArray, cloth_lab: FloatArray, slanted: bool
 ) -> tuple[list[FloatArray], list[EdgeLine | None], list[bool], list[list[EdgeLine]]]:
     """Per side of the cloth quad (side k runs corner k -> k+1): the cushion line, its edge,
     whether that edge is the raised nose itself (else the bed's edge, on the cloth), and the
-    straight edges it was picked from."""
+    straight edges it was picked from (`FindOptions.slanted_noses`: `slanted`)."""
     lines: list[FloatArray] = []
     found: list[EdgeLine | None] = []
     raised: list[bool] = []
@@ -287,7 +307,7 @@ def _nose_lines(
         opposite = line_through(outer[(k + 2) % 4], outer[(k + 3) % 4])
         middle = 0.5 * (start + end)
         depth = CUSHION_BAND * abs(float(opposite @ np.array([middle[0], middle[1], 1.0])))
-        edges = side_lines(lab, start, end, depth)
+        edges = side_lines(lab, start, end, depth, slanted)
         best, is_nose = pick_nose(edges, lab, cloth_lab)
         lines.append(line_through(start, end) if best is None else best.line)
         found.append(best)

@@ -143,7 +143,7 @@ def through_unknown_lens(
     working = _matrix(assumed * ZOOM, centre)
     coefficients = np.array([k1, 0.0, 0.0, 0.0])
     ideal = np.asarray(cv2.undistort(image, lens, coefficients, None, working), np.uint8)
-    inner = FindOptions(options.head, replace(options.prior, focal_px=None), options.nose_height_mm)
+    inner = replace(options, prior=replace(options.prior, focal_px=None), lens_search=True)
     found = find_table([ideal], table, replace(inner, lens_search=False))
     focal = float(found.calibration.camera.camera_matrix[0, 0]) / ZOOM
     if options.prior.focal_px is not None:

@@ -21,14 +21,18 @@ from calibration.cloth import line_through
 PROFILE_STEP_PX = 0.5
 PROFILES_PER_SIDE = 90
 OUTSIDE_MARGIN_PX = 4.0
-OUTSIDE_SHARE = 1.0
+OUTSIDE_SHARE = 0.35
 """How far outside the cloth boundary the profiles start (at least the margin, else this share
 of the inward depth), so that an edge on the boundary itself is seen, and a cushion whose face
-or shadow split it from the cloth region. As far out as in: a far cushion seen from the other
-end shows its shaded face, which the cloth region leaves out, so the region ends at the face's
-foot and the nose lies a face's height outside it (broadcast-8ball game2: 12 px, past the 0.35
-share's reach, so a shade line down the face was taken for the nose, 5-7 px off). Shares of
-0.45 and 0.5 found game2's right cushion worse (a corner 11-29 px off), 0.6-1.0 within 2.3 px."""
+or shadow split it from the cloth region."""
+
+SLANTED_OUTSIDE_SHARE = 1.0
+"""`OUTSIDE_SHARE` for a slanted view (`FindOptions.slanted_noses`): as far out as in. A far
+cushion seen from the other end shows its shaded face, which the cloth region leaves out, so
+the region ends at the face's foot and the nose lies a face's height outside it
+(broadcast-8ball game2: 12 px, past the 0.35 share's reach, so a shade line down the face was
+taken for the nose, 5-7 px off). Shares of 0.45 and 0.5 found game2's right cushion worse (a
+corner 11-29 px off), 0.6-1.0 within 2.3 px."""
 
 MIN_EDGE_STRENGTH = 1.0
 """Smallest Lab gradient (units per pixel) that counts as an edge; raising it ignores fainter
@@ -44,11 +48,13 @@ MIN_SUPPORT = 0.3
 """Share of a side's profiles that must have a point on a line for the line to count; raising
 it demands longer unbroken cushion edges."""
 
-MAX_LINES = 6
-"""Most straight edges taken per side, most supported first. Profiles that start far outside
-the cloth cross the rail's edges too (grooves, its outer edge): broadcast-8ball game2's near
-side has four such above its faint nose (the cushion top meeting the bed, seen from behind),
-which a limit of 4 left out."""
+MAX_LINES = 4
+"""Most straight edges taken per side, most supported first."""
+
+SLANTED_MAX_LINES = 6
+"""`MAX_LINES` with `SLANTED_OUTSIDE_SHARE`: profiles that start far outside the cloth cross
+the rail's edges too (grooves, its outer edge): broadcast-8ball game2's near side has four
+such above its faint nose (the cushion top meeting the bed, seen from behind)."""
 
 MAX_SLOPE = 0.07
 """Largest slope (across / along) of a cushion line relative to its cloth side (about 4°)."""
@@ -95,7 +101,11 @@ class _Frame:
 
 
 def side_lines(
-    lab: NDArray[np.float32], start: FloatArray, end: FloatArray, depth_px: float
+    lab: NDArray[np.float32],
+    start: FloatArray,
+    end: FloatArray,
+    depth_px: float,
+    slanted: bool = False,
 ) -> list[EdgeLine]:
     """The straight edges along the side start -> end of the cloth quadrilateral.
 
@@ -104,15 +114,18 @@ def side_lines(
         start, end: (2,) side ends, px, in the quad's turning sense (the cloth is on the left
             of start -> end on the image, v down).
         depth_px: how far inward to look, px.
+        slanted: reach as far outside as inside, and take more lines
+            (`SLANTED_OUTSIDE_SHARE`, `SLANTED_MAX_LINES`).
 
     Returns:
         The lines found, most supported first; empty if the side shows no straight edge.
     """
     frame = _side_frame(start, end)
-    along, inward, profile_index, step = _edge_points(lab, frame, depth_px)
+    share = SLANTED_OUTSIDE_SHARE if slanted else OUTSIDE_SHARE
+    along, inward, profile_index, step = _edge_points(lab, frame, depth_px, share)
     found: list[EdgeLine] = []
     remaining = np.ones(len(along), dtype=bool)
-    for _ in range(MAX_LINES):
+    for _ in range(SLANTED_MAX_LINES if slanted else MAX_LINES):
         fit = _ransac(along[remaining], inward[remaining], profile_index[remaining])
         if fit is None:
             break
@@ -149,7 +162,7 @@ def _profile_positions() -> FloatArray:
 
 
 def _edge_points(
-    lab: NDArray[np.float32], frame: _Frame, depth_px: float
+    lab: NDArray[np.float32], frame: _Frame, depth_px: float, outside_share: float
 ) -> tuple[FloatArray, FloatArray, NDArray[np.int64], FloatArray]:
     """Sub-pixel gradient peaks on profiles across the side.
 
@@ -160,7 +173,7 @@ def _edge_points(
     t = _profile_positions()
     # Skip the middle of the side: a side pocket cuts the cushion there.
     t = np.where(np.abs(t - 0.5) < 0.06, np.nan, t)
-    outside = max(OUTSIDE_MARGIN_PX, OUTSIDE_SHARE * depth_px)
+    outside = max(OUTSIDE_MARGIN_PX, outside_share * depth_px)
     offsets = np.arange(-outside, depth_px, PROFILE_STEP_PX, dtype=np.float64)
     along_px = t * frame.length
     grid = (
