@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import TableSpec
+from referee.break_contact import BreakWatch
 from referee.shot_facts import (
     CUE,
     DISTURBED_MIN_CONFIDENCE,
@@ -58,6 +59,7 @@ class _OpenShot:
     is_break: bool
     moving: list[int]
     events: list[Event] = field(default_factory=list)
+    watch: BreakWatch | None = None
 
 
 @dataclass(slots=True)
@@ -105,6 +107,8 @@ class ShotSegmenter:
         self._cancel_false_drops(trackset)
         if self._open is None:
             self._back_on_table(trackset)
+        if self._open is not None and self._open.watch is not None:
+            self._open.watch.see(trackset)
         records = self._take_all(events)
         due = [h for h in self._held if trackset.time_s >= h.end.time_s + self.config.cut_hold_s]
         return records + self._hand_on(len(due))
@@ -247,6 +251,12 @@ class ShotSegmenter:
             *(e for e in self._loose if e.time_s >= early or e.kind == EventKind.BALL_DISTURBED),
         ]
         self._loose.clear()
+        if self.config.break_way_check:
+            extent = self.config.rack_extent_mm
+            shot.watch = BreakWatch.at_strike(strike, tracks, self.table, extent)
+            for later in self._history:
+                if shot.watch is not None and later.frame >= strike.frame:
+                    shot.watch.see(later)
         return shot
 
     def _moving_before(self, strike: Event, tracks: TrackSet) -> NDArray[np.bool_]:
@@ -308,6 +318,8 @@ class ShotSegmenter:
         return [*records, record]
 
     def _facts(self, shot: _OpenShot) -> tuple[FactsDict, dict[str, float]]:
+        if shot.watch is not None:
+            shot.events = shot.watch.checked(shot.events)
         facts, confidence = facts_with_confidence(
             shot.events, shot.on_table, shot.is_break, self.config.simultaneous_contact_s
         )
