@@ -157,26 +157,24 @@ class EventConfig:
             replays): 1.5 mm centre noise, 8 fresh clips: calls 26/32 -> 30/32, first
             contact 30/32 -> 31/32 (t2614 top 8 ft 50 fps break: the 9 -> the 1); real
             detector, 9 samples 26/26 unchanged, fresh c30b/c30t/c50c 7/13 unchanged.
-        lip_wait_yields: a ball starting while the shot only waits out ``lip_wait_s`` (every
-            ball at rest for ``settle_s``; the starting one not in a pocket's mouth) ends the
-            shot where the table fell quiet, before its start is explained
-            (`tracking.shot_end.ShotEnd._resolve_starts`): the next stroke must not be taken
-            for a late contact of the old shot. On with
-            `DetectorConfig.side_lip_radii` (a ball seen resting in a side mouth holds the
-            shot open). A/B, real detector, both off -> both on (side_lip_radii
-            0.5): 9 samples calls 26/26, first contacts 26/26 either way, pocket events
-            right/false/missed 19/1/1 -> 20/0/0; four fresh renders nobody tuned on (seeds
-            2000, 2002-2004: broadcast 9 ft 60 fps, top 8 ft 50, corner 9 ft 60, broadcast
-            8 ft 30) calls 4/16 -> 7/16 (lip-stays no longer pocketed), first contacts 14/16
-            either way, shots with the right pocketed set 7/16 -> 10/16, pocket events
-            13/5/5 -> 14/4/4, but seed 2000's 7, dropped in a side mouth at the break, is
-            removed a second time at a later shot's end (a false pot, no call lost). Seed
-            1074 (top 9 ft 50 fps, where this was found): side lips alone 0/4 calls, with
-            this 1/4 (as with both off); its 6 stays on the lip into the next stroke and is
-            then taken for dropped when the cue covers it (the tracker's held velocity:
-            `tracking.bounce.bounce_off_cushions` clips the position, not the velocity).
-            Held-out set eleven (six clips nobody looked at for this): calls 18/24 either
-            way, identity switches 75 -> 74.
+        lip_wait_yields: a ball starting while the shot only waits out ``lip_wait_s`` (every ball at
+            rest for ``settle_s``; the starting one not in a pocket's mouth) ends the shot where the
+            table fell quiet, before its start is explained
+            (`tracking.shot_end.ShotEnd._resolve_starts`): the next stroke must not be taken for a
+            late contact of the old shot. Off by default: it matters with
+            `DetectorConfig.side_lip_radii` (a ball seen resting in a side mouth holds the shot
+            open), which is off (real footage lost with both on). A/B, real detector, both off ->
+            both on (side_lip_radii 0.5): 9 samples calls 26/26, first contacts 26/26 either way,
+            pocket events right/false/missed 19/1/1 -> 20/0/0; four fresh renders nobody tuned on
+            (seeds 2000, 2002-2004: broadcast 9 ft 60 fps, top 8 ft 50, corner 9 ft 60, broadcast 8
+            ft 30) calls 4/16 -> 7/16 (lip-stays no longer pocketed), first contacts 14/16 either
+            way, shots with the right pocketed set 7/16 -> 10/16, pocket events 13/5/5 -> 14/4/4,
+            but seed 2000's 7, dropped in a side mouth at the break, is removed a second time at a
+            later shot's end (a false pot, no call lost). Seed 1074 (top 9 ft 50 fps, where this was
+            found): side lips alone 0/4 calls, with this 1/4 (as with both off); its 6 stays on the
+            lip into the next stroke and is then taken for dropped when the cue covers it (the
+            tracker's held velocity: `tracking.bounce.bounce_off_cushions` clips the position, not
+            the velocity).
     """
 
     fit_window_s: float = 0.08
@@ -210,4 +208,4 @@ class EventConfig:
     blind_hits: bool = True
     rail_graze_check: bool = False
     first_in_way: bool = False
-    lip_wait_yields: bool = True
+    lip_wait_yields: bool = False

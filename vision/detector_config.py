@@ -133,9 +133,11 @@ class DetectorConfig:
             missed 19/1/1 -> 20/0/0 (top_lip_late recall 0.978 -> 0.996); held-out set ten
             h74 (top 9 ft green 50 fps) 1/4 -> 0/4: the 6 resting in a side mouth after the
             break is seen and held the shot open 8 s, so the next stroke merged into it.
-            With `EventConfig.lip_wait_yields` (the next stroke ends a shot waiting on a lip)
-            both on, see that field's A/B: samples 26/26 either way, pockets 19/1/1 ->
-            20/0/0, four fresh renders calls 4/16 -> 7/16, one false pot more (seed 2000).
+            With `EventConfig.lip_wait_yields` too (both on): samples 26/26 either way,
+            pockets 19/1/1 -> 20/0/0, four fresh renders calls 4/16 -> 7/16, held-out set
+            eleven 18/24 either way; but the real top-down clips (`eval_real_review.py`,
+            found calibration) pots 5/5 -> 3/5 and ghost rows 13 -> 150 (144 at the side
+            pockets: their holes read as balls in the mouth, and dropped twice). Off.
         centre_inset_radii: a ball's centre lies at least this many ball radii inside the
             cushion noses (`TableView.from_calibration`; one radius for a ball frozen to a
             cushion, the rest room for calibration error). Wider, a detection centred on a
@@ -224,7 +226,7 @@ class DetectorConfig:
     lip_shelf_radii: float = 1.5
     pocket_holes: bool = True
     centre_inset_radii: float = 0.5
-    side_lip_radii: float | None = 0.5
+    side_lip_radii: float | None = None
     smooth_shading: bool = False
     identifier: IdentifierConfig = field(default_factory=IdentifierConfig)
     seed_min_hued: float = 0.3
