@@ -47,8 +47,9 @@ class ShotConfig:
             detector, first contact of the break: 9 samples 9/9 either way (calls 26/26);
             20 rendered breaks (seeds 1081-1086, 1091-1098, 1101-1106; 30-60 fps, all three
             cameras, four cloths) 14/20 -> 19/20, none lost (the one left: a corner rack
-            whose names are rotated, wrong either way); held-out set eleven calls 13/24 ->
-            18/24 (two of its clips were looked at while this was written).
+            whose names are rotated, wrong either way); four of the five fixed were looked at
+            while this was written: on the other 16, 14/16 -> 15/16. Held-out set eleven
+            calls 13/24 -> 18/24 (two of its clips were among those looked at).
     """
 
     moving_at_strike_speed_mm_s: float = 100.0
