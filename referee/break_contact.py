@@ -21,9 +21,9 @@ when the events' ball cannot have been hit first:
 - it was seen beside the cue ball at the strike, or first seen on the cue ball's way sooner
   after the strike than the cue ball could have reached the rack (the blurred cue ball read
   as it);
-- or, with the cue ball's way known from a sighting before it reached the rack, that ball lay
-  more than a diameter (plus `REACH_SLACK` of one) off the way, or the ball in the way is met
-  more than a diameter before it.
+- or, with the cue ball's way known from two sightings on one line before it reached the
+  rack, that ball lay more than a diameter (plus `REACH_SLACK` of one) off the way, or the ball
+  in the way is met more than a diameter before it.
 
 Without a sighting the way is taken to the nearest racked ball (a break aims at the apex);
 only the first fault is then corrected. A corrected contact keeps at most `CONFIDENCE`, so
@@ -166,15 +166,16 @@ class BreakWatch:
                 self.blur.add(int(ball))
 
     def _way(self) -> NDArray[np.float64] | None:
-        """Unit direction of the cue ball from its spot, from its last sighting before it met
-        the rack (None when it was not seen on its way in).
+        """Unit direction of the cue ball from its spot, from its sightings before it met the
+        rack (None when it was not seen at least twice on one line on its way in).
 
-        A sighting gives the way only when that way meets a racked ball (within a diameter
-        of its centre) no nearer than the sighting itself: one found only after the cue ball
-        bounced off the rack points anywhere, most often past every ball.
+        A sighting counts only when its way meets a racked ball (within a diameter of its
+        centre) no nearer than the sighting itself, and a single one is not enough: a cue ball
+        seen first just after it glanced off the rack (a frame later it is two diameters
+        aside) gives a way that still meets the rack, beside the ball it hit.
         """
         places = np.array(list(self.rack.values()))
-        way = None
+        on_way: list[NDArray[np.float64]] = []
         furthest = 0.0
         for xy in self.sightings:
             step = xy - self.spot
@@ -187,10 +188,15 @@ class BreakWatch:
             meets = [m for m in self._meets(step / length).values() if m[0] <= self.diameter_mm]
             if not meets or min(m[1] for m in meets) < length - 0.5 * self.diameter_mm:
                 break  # a way past the rack, or past its contact: after the contact
-            way = step / length
+            on_way.append(xy)
             if float(np.linalg.norm(places - xy, axis=1).min()) < CONTACT_RANGE * self.diameter_mm:
                 break  # at the rack: what follows may have bounced off it
-        return way
+        if len(on_way) < 2:
+            return None
+        step = on_way[-1] - self.spot
+        way = step / float(np.linalg.norm(step))
+        aside = [abs(float(d[0] * way[1] - d[1] * way[0])) for d in (p - self.spot for p in on_way)]
+        return way if max(aside) <= 0.5 * self.diameter_mm else None
 
     def _meets(self, way: NDArray[np.float64]) -> dict[int, tuple[float, float]]:
         """{ball: (distance off the way, mm; distance along it to the contact, mm)}."""

@@ -42,14 +42,12 @@ class ShotConfig:
             belongs to the cut shot, not the next one. 0 hands it on at once.
         break_way_check: on a break, give the first cue-ball contact to the racked ball in
             the cue ball's way when the events' ball cannot have been hit first
-            (`referee.break_contact.BreakWatch`: a blurred cue ball read as a ball of the
-            cloth's hue, a far racked ball's centre off by most of a diameter). A/B, real
-            detector, first contact of the break: 9 samples 9/9 either way (calls 26/26);
-            20 rendered breaks (seeds 1081-1086, 1091-1098, 1101-1106; 30-60 fps, all three
-            cameras, four cloths) 14/20 -> 19/20, none lost (the one left: a corner rack
-            whose names are rotated, wrong either way); four of the five fixed were looked at
-            while this was written: on the other 16, 14/16 -> 15/16. Held-out set eleven
-            calls 13/24 -> 18/24 (two of its clips were among those looked at).
+            (`referee.break_contact.BreakWatch`: above all a blurred cue ball read as a ball
+            of the cloth's hue right at the stroke). A/B, real detector, the break's first
+            contact: 9 samples 9/9 either way (calls 26/26); 41 rendered breaks (30-60 fps,
+            all three cameras, four cloths) 31/41 -> 38/41, none lost; of those, the 21
+            rendered by other engineers, which nobody looked at for this, 17/21 -> 19/21.
+            Held-out set eleven calls 13/24 -> 14/24.
     """
 
     moving_at_strike_speed_mm_s: float = 100.0

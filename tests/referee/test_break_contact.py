@@ -69,7 +69,8 @@ def test_a_racked_ball_far_off_the_seen_way_gives_the_contact_to_the_ball_in_it(
         RACK[near][1] + np.sign(RACK[near][1] - RACK[1][1]) * 60,
     )
     watch = _watch(positions)
-    watch.see(_tracks(63, {0: (1200.0, CUE_SPOT[1])}))  # on its way, before the rack
+    for frame, x in ((62, 900.0), (63, 1200.0)):  # twice on its way, before the rack
+        watch.see(_tracks(frame, {0: (x, CUE_SPOT[1])}))
     events = watch.checked([_hit(66, near)])
     assert events[0].balls == (0, 1)
     assert "off the cue ball's way" in str(events[0].reason)
@@ -81,8 +82,9 @@ def test_a_second_row_ball_in_the_way_of_a_slanted_break_stands() -> None:
     watch = _watch(positions)
     # The cue ball aimed a ball's width beside the apex, straight at the second-row ball.
     way = np.asarray(RACK[near]) - np.asarray(CUE_SPOT)
-    seen = np.asarray(CUE_SPOT) + 0.6 * way
-    watch.see(_tracks(63, {0: (float(seen[0]), float(seen[1]))}))
+    for frame, part in ((62, 0.4), (63, 0.6)):
+        seen = np.asarray(CUE_SPOT) + part * way
+        watch.see(_tracks(frame, {0: (float(seen[0]), float(seen[1]))}))
     assert watch.first_in_way(near) is None
     events = [_hit(66, near, 0.9)]
     assert watch.checked(events) == events
@@ -91,7 +93,8 @@ def test_a_second_row_ball_in_the_way_of_a_slanted_break_stands() -> None:
 def test_the_apex_ball_and_unchecked_shots_stand() -> None:
     positions = {0: CUE_SPOT, **RACK}
     watch = _watch(positions)
-    watch.see(_tracks(63, {0: (1200.0, CUE_SPOT[1])}))
+    for frame, x in ((62, 900.0), (63, 1200.0)):
+        watch.see(_tracks(frame, {0: (x, CUE_SPOT[1])}))
     assert watch.first_in_way(1) is None
     # A ball of the rack that the way reaches only behind the apex, by more than a diameter.
     assert watch.first_in_way(10) is not None
@@ -138,7 +141,8 @@ def test_a_cushion_first_or_an_unseen_ball_is_left_to_the_events() -> None:
     positions = {0: CUE_SPOT, **RACK}
     positions[near] = (RACK[near][0], RACK[near][1] + np.sign(RACK[near][1] - RACK[1][1]) * 60)
     watch = _watch(positions)
-    watch.see(_tracks(63, {0: (1200.0, CUE_SPOT[1])}))
+    for frame, x in ((62, 900.0), (63, 1200.0)):
+        watch.see(_tracks(frame, {0: (x, CUE_SPOT[1])}))
     cushion = Event(64, 64 / 60, EventKind.BALL_CUSHION, (0,), cushion="left_foot")
     events = [cushion, _hit(66, near)]
     assert watch.checked(events) == events
@@ -173,3 +177,13 @@ def test_a_cue_ball_seen_coming_back_from_the_rack_gives_no_way() -> None:
         watch.see(_tracks(frame, {0: (xy[0], CUE_SPOT[1] + xy[1])}))
     way = watch._way()
     assert way is not None and abs(way[1]) < 1e-9  # from the 1700 mm sighting only
+
+
+def test_one_sighting_beside_the_rack_gives_no_way() -> None:
+    # The cue ball first seen a frame after it glanced off the 1, two diameters aside: the way
+    # from its spot through there meets the rack beside the 1, and would call the 1 missed.
+    positions = {0: CUE_SPOT, **RACK}
+    watch = _watch(positions)
+    watch.see(_tracks(66, {0: (RACK[1][0] - 30.0, RACK[1][1] + 2.0 * D)}))
+    assert watch._way() is None
+    assert watch.first_in_way(1) is None
