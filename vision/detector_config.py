@@ -135,7 +135,7 @@ class DetectorConfig:
             break is seen and held the shot open 8 s, so the next stroke merged into it.
             With `EventConfig.lip_wait_yields` too (both on): samples 26/26 either way,
             pockets 19/1/1 -> 20/0/0, four fresh renders calls 4/16 -> 7/16, held-out set
-            eleven 18/24 either way; but the real top-down clips (`eval_real_review.py`,
+            eleven unchanged (18/24 at 9d54196); but the real top-down clips (`eval_real_review.py`,
             found calibration) pots 5/5 -> 3/5 and ghost rows 13 -> 150 (144 at the side
             pockets: their holes read as balls in the mouth, and dropped twice). Off.
         centre_inset_radii: a ball's centre lies at least this many ball radii inside the
