@@ -25,8 +25,8 @@ when the events' ball cannot have been hit first:
   rack, that ball lay more than a diameter (plus `REACH_SLACK` of one) off the way, or the ball
   in the way is met more than a diameter before it.
 
-Without a sighting the way is taken to the nearest racked ball (a break aims at the apex);
-only the first fault is then corrected. A corrected contact keeps at most `CONFIDENCE`, so
+Without two such sightings the way is taken to the nearest racked ball (a break aims at the
+apex), and only the first fault is corrected. A corrected contact keeps at most `CONFIDENCE`, so
 the call still shows for review. A cue ball that met a cushion before its first contact did
 not come in straight, and is left alone.
 """
@@ -108,6 +108,15 @@ class BreakWatch:
     """The standing rack and the cue ball's way into it, for one break.
 
     Make it with `BreakWatch.at_strike`; feed it each frame's tracks with `see`.
+
+    Attributes:
+        strike: the break's strike.
+        spot: where the cue ball rested at the strike, table mm.
+        rack: the racked balls' places at the strike, table mm.
+        blur: object balls seen where the blurred cue ball was (`BLUR_REACH`).
+        foot: the foot spot; extent_mm: the rack's reach from it, mm.
+        diameter_mm: the balls' diameter.
+        sightings: the cue ball's centres seen since the strike (`APPROACH_S`), in order.
     """
 
     strike: Event
