@@ -71,6 +71,10 @@ by it: one diameter for the contact, the rest for the centre errors of a far, di
 CONFIDENCE = 0.6
 """The most a corrected first contact is trusted: it rests on geometry, not on a seen hit."""
 
+REASON = "the break's first contact"
+"""How the reason of a corrected contact begins (`referee.shots.ShotRecord.corrected` finds
+it there, for the report)."""
+
 
 def _rack_standing(
     tracks: TrackSet, table: TableSpec, extent_mm: float
@@ -272,6 +276,7 @@ class BreakWatch:
             event,
             balls=(CUE, ball),
             confidence=min(event.confidence, CONFIDENCE),
-            reason=f"break: {why}; the first ball in its way is the {ball}",
+            reason=f"{REASON} is taken to be the {ball}, the first ball in the cue ball's "
+            f"way: {why}",
         )
         return out

@@ -121,6 +121,7 @@ def shot_input(record: Any) -> ShotInput:
     if unaccounted:
         cut_short = getattr(record, "cut_short", None)
         uncertain = (cut_short,) if cut_short else ()
+    uncertain += tuple(getattr(record, "corrected", ()))
     return ShotInput(
         frame_strike=int(record.frame_strike),
         frame_end=int(record.frame_end),

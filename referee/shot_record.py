@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from referee.break_contact import REASON
 from referee.shot_facts import CUE, SIMULTANEOUS_CONTACT_S, FactsDict
 from tracking.types import Event
 
@@ -110,6 +111,12 @@ class ShotRecord:
             for ball, frame in self.unaccounted
         )
         return lost if self.cut_short is None else (*lost, self.cut_short)
+
+    @property
+    def corrected(self) -> tuple[str, ...]:
+        """Facts put right against what the events said, in words (the break's first
+        contact, `referee.break_contact`): the review shows them beside the call."""
+        return tuple(e.reason for e in self.events if e.reason and e.reason.startswith(REASON))
 
     def facts_json(self) -> FactsDict:
         """A fresh copy of the facts dict in the rules.md §4 format."""

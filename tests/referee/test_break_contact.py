@@ -6,6 +6,7 @@ import numpy as np
 
 from calibration.table import TableSpec
 from referee.break_contact import BreakWatch
+from referee.pipeline import shot_input
 from referee.shots import ShotConfig, ShotSegmenter
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 
@@ -132,6 +133,10 @@ def test_the_segmenter_corrects_the_break_only_when_asked() -> None:
             records += segmenter.update(stream.get(frame, []), _tracks(frame, ghost))
         assert len(records) == 1
         firsts.append(records[0].facts["first_object_ball_contacted"])
+        # The report says why the contact is not the events' (the call is flagged anyway).
+        noted = shot_input(records[0]).uncertain
+        assert bool(records[0].corrected) == check
+        assert any("first ball in the cue ball's way" in n for n in noted) == check
     assert firsts == [6, 1]
 
 
