@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.table import TableSpec
-from referee.shot_facts import CUE
+from referee.shot_facts import CUE, cue_hit_ball, is_cue_hit
 from tracking.geometry import segment_point_distance_mm
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 
@@ -253,11 +253,7 @@ class BreakWatch:
         """``events`` with the first cue-ball contact given to the ball in the way when the
         events' ball cannot have been hit first (see the module docstring)."""
         out = list(events)
-        hits = [
-            i
-            for i, e in enumerate(out)
-            if e.kind == EventKind.BALL_BALL and CUE in e.balls and len(e.balls) == 2
-        ]
+        hits = [i for i, e in enumerate(out) if is_cue_hit(e)]
         if not hits:
             return out
         index = min(hits, key=lambda i: out[i].time_s)
@@ -267,8 +263,7 @@ class BreakWatch:
             for e in out
         ):
             return out  # a cushion first: the way in was not straight
-        hit = event.balls[1] if event.balls[0] == CUE else event.balls[0]
-        found = self.first_in_way(hit)
+        found = self.first_in_way(cue_hit_ball(event))
         if found is None:
             return out
         ball, why = found

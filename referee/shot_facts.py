@@ -78,24 +78,30 @@ def _first_contact(
     ordered: Sequence[Event], window_s: float, facts: FactsDict, confidence: dict[str, float]
 ) -> float:
     """Fill the first-contact facts; returns the first contact time (inf when none)."""
-    cue_hits = [
-        e for e in ordered if e.kind == EventKind.BALL_BALL and CUE in e.balls and len(e.balls) == 2
-    ]
+    cue_hits = [e for e in ordered if is_cue_hit(e)]
     if not cue_hits:
         facts["first_object_ball_contacted"] = None
         confidence["first_object_ball_contacted"] = 1.0
         return float("inf")
     first = cue_hits[0]
-    other = _other(first)
-    tied = [e for e in cue_hits[1:] if e.time_s - first.time_s < window_s and _other(e) != other]
+    other = cue_hit_ball(first)
+    tied = [
+        e for e in cue_hits[1:] if e.time_s - first.time_s < window_s and cue_hit_ball(e) != other
+    ]
     facts["first_object_ball_contacted"] = other
     confidence["first_object_ball_contacted"] = first.confidence * (0.5 if tied else 1.0)
     if tied:
-        facts["simultaneous_first_contact"] = sorted({other, *(_other(e) for e in tied)})
+        facts["simultaneous_first_contact"] = sorted({other, *(cue_hit_ball(e) for e in tied)})
     return first.time_s
 
 
-def _other(event: Event) -> int:
+def is_cue_hit(event: Event) -> bool:
+    """Whether ``event`` is a contact of the cue ball with an object ball."""
+    return event.kind == EventKind.BALL_BALL and CUE in event.balls and len(event.balls) == 2
+
+
+def cue_hit_ball(event: Event) -> int:
+    """The object ball of a cue-ball contact (`is_cue_hit`)."""
     return event.balls[1] if event.balls[0] == CUE else event.balls[0]
 
 

@@ -254,9 +254,9 @@ class ShotSegmenter:
         if self.config.break_way_check:
             extent = self.config.rack_extent_mm
             shot.watch = BreakWatch.at_strike(strike, tracks, self.table, extent)
-            for later in self._history:
-                if shot.watch is not None and later.frame >= strike.frame:
-                    shot.watch.see(later)
+        if shot.watch is not None:  # the frames since the strike, seen before its event came
+            for later in (t for t in self._history if t.frame >= strike.frame):
+                shot.watch.see(later)
         return shot
 
     def _moving_before(self, strike: Event, tracks: TrackSet) -> NDArray[np.bool_]:
