@@ -36,12 +36,7 @@ class ShotEnd(KinkExplainer):
         shot only waited on a ball on a pocket lip (`_lip_wait_quiet`): the shot ends where
         the table fell quiet, unless every start is dismissed (a centre pulled aside by an arm
         over a resting ball, a ball creeping on, noise), when it waits on."""
-        ready = [
-            (ball, detected)
-            for ball, detected in self._pending_starts
-            if self._history.count >= detected + self._fit_frames
-        ]
-        quiet = self._lip_wait_quiet(ready)
+        quiet = self._lip_wait_quiet()
         if quiet is None:
             return super()._resolve_starts()
         waiting = len(self._disturbances)
@@ -52,18 +47,18 @@ class ShotEnd(KinkExplainer):
         self._in_shot, self._quiet_since = True, quiet
         return events
 
-    def _lip_wait_quiet(self, ready: list[tuple[int, int]]) -> float | None:
-        """When the table fell quiet, if one of the ``ready`` starts (ball, push it was seen
-        displaced at) came while the shot only waited on a ball on a pocket lip: every ball
-        at rest for ``settle_s`` as it was seen moving, and it did not rest in a pocket's
-        mouth itself (the lip ball dropping stays in the shot); else None. That start is the
-        next stroke, or a ball disturbed: inside the old shot, a cue ball seen moving only as
-        it reached the ball it was aimed at was taken for a contact of that shot, no strike,
-        and the two strokes merged into one (a top 9 ft 50 fps break's 6 resting in a side
-        mouth, seed 1074)."""
+    def _lip_wait_quiet(self) -> float | None:
+        """When the table fell quiet, if one of the starts explained now
+        (`StartExplainer._ready_starts`) came while the shot only waited on a ball on a
+        pocket lip: every ball at rest for ``settle_s`` as it was seen moving, and it did
+        not rest in a pocket's mouth itself (the lip ball dropping stays in the shot); else
+        None. That start is the next stroke, or a ball disturbed: inside the old shot, a cue
+        ball seen moving only as it reached the ball it was aimed at was taken for a contact
+        of that shot, no strike, and the two strokes merged into one (a top 9 ft 50 fps
+        break's 6 resting in a side mouth, seed 1074)."""
         if not (self.config.lip_wait_yields and self._in_shot):
             return None
-        for ball, detected in ready:
+        for ball, detected in self._ready_starts():
             quiet = float(self._quiet_at_start[ball])
             if not math.isfinite(quiet):
                 continue  # some ball still rolled as this one left: a contact, in the shot

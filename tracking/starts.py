@@ -51,9 +51,15 @@ class StartExplainer(HandMoves, TouchFinder, JumpCheck):
     def _kink_noise_mm_s(self, frames: int) -> float:
         raise NotImplementedError
 
+    def _ready_starts(self) -> list[tuple[int, int]]:
+        """(ball, frame it was seen displaced) of the pending starts whose fit window is
+        complete: those `_resolve_starts` explains now."""
+        k = self._fit_frames
+        return [(b, n) for b, n in self._pending_starts if self._history.count >= n + k]
+
     def _resolve_starts(self) -> list[Event]:
         k = self._fit_frames
-        ready = [(b, n) for b, n in self._pending_starts if self._history.count >= n + k]
+        ready = self._ready_starts()
         self._pending_starts = [s for s in self._pending_starts if s not in ready]
         events: list[Event] = []
         for ball, detected in ready:
