@@ -8,6 +8,7 @@ from typing import Any
 
 from referee.rules.call import Reason
 from referee.rules.errors import RulesInputError
+from referee.rules.readers import as_ball, as_bool
 
 _CHECKS: tuple[tuple[str, Any, str, str], ...] = (
     ("apex_ball", 1, "Mise en place 1", "the 1 must be at the apex of the triangle"),
@@ -140,6 +141,21 @@ def _value(raw: Any) -> Any:
     return int(raw) if isinstance(raw, str) and raw.strip().isdigit() else raw
 
 
+def _item_value(raw: Any, wanted: Any) -> Any:
+    """An item as the check compares it: a flag written as text ("true", "yes") or 1/0 is
+    that flag, a ball written as text ("10", "ball 10") that ball, and a ball item set true
+    says the right ball is there; what names neither is kept as it is (and so fails the
+    check, never matches by accident: a false ball item is no ball)."""
+    try:
+        if isinstance(wanted, bool):
+            return as_bool(raw, "rack") if raw is not None else raw
+        if isinstance(raw, bool):
+            return wanted if raw else "no"
+        return as_ball(raw, "rack")
+    except RulesInputError:
+        return raw
+
+
 def check_rack(rack: Any) -> RackCheck:
     """Judge a rack description (Mise en place 1-4).
 
@@ -166,7 +182,7 @@ def check_rack(rack: Any) -> RackCheck:
     for key, wanted, clause, text in _CHECKS:
         if key not in rack:
             notes.append(Reason("NOT_CHECKED", clause, f"Not checked: {text}."))
-        elif _value(rack[key]) != wanted or isinstance(rack[key], bool) != isinstance(wanted, bool):
+        elif _item_value(rack[key], wanted) != wanted:
             faults.append(Reason("RACK", clause, f"Illegal rack: {text} (got {rack[key]!r})."))
     for fault in (_shape_fault(rack), _balls_complete(rack)):
         if fault is not None:

@@ -191,6 +191,18 @@ def test_bad_state_still_names_its_field(key: str, value: Any) -> None:
         ({"apex_ball": 1, "middle_row": [4, 5, 10]}, False),
         ([[1], [2, 3], [4, 10, 5], [6, 7, 8, 9]], True),
         ([[1], [2, 3], [10, 4, 5], [6, 7, 8, 9]], False),
+        (
+            {
+                "apex_ball": "1",
+                "apex_on_foot_spot": "true",
+                "rows_parallel_to_foot_rail": "yes",
+                "ball_in_middle_of_three_row": "ball 10",
+            },
+            True,
+        ),
+        ({"apex_ball": 1, "apex_on_foot_spot": "false", "ball_in_middle_of_three_row": 10}, False),
+        ({"apex_ball": True, "apex_on_foot_spot": 1, "ball_in_middle_of_three_row": True}, True),
+        ({"apex_ball": 1, "apex_on_foot_spot": True, "ball_in_middle_of_three_row": False}, False),
     ],
     ids=[
         "flags",
@@ -202,6 +214,10 @@ def test_bad_state_still_names_its_field(key: str, value: Any) -> None:
         "row-bad",
         "rows-alone",
         "rows-alone-bad",
+        "text-values",
+        "off-spot-text",
+        "ball-items-as-flags",
+        "ten-item-false",
     ],
 )
 def test_rack_items_under_other_keys(rack: Any, valid: bool) -> None:
