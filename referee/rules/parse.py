@@ -233,7 +233,7 @@ def parse_call(data: Any, on_table: tuple[int, ...] | None) -> CalledShot | None
     data = call_form(data)
     if isinstance(data, list):
         data = call_form(data[-1]) if data else None
-    if data is None:
+    if _no_call(data):
         return None
     if isinstance(data, int | str) and not isinstance(data, bool):
         data = {"ball": data}  # a ball alone: no pocket named
@@ -248,6 +248,22 @@ def parse_call(data: Any, on_table: tuple[int, ...] | None) -> CalledShot | None
         return CalledShot(ball, None, source)
     pocket = as_pocket(d.get("pocket"), "declarations.call.pocket")
     return CalledShot(ball, pocket, source)
+
+
+_NO_CALL_TEXT = ("", "none", "null", "no", "no_call", "nothing", "false")
+"""A call written as text that names no call (rules.md §4: null)."""
+
+
+def _no_call(data: Any) -> bool:
+    """The call says no call was made: null, false, text such as "none", or an object whose
+    ball and pocket are both absent or null ({}, {"ball": null, "pocket": null})."""
+    if data is None or data is False:
+        return True
+    if isinstance(data, str):
+        return data.strip().lower().replace(" ", "_") in _NO_CALL_TEXT
+    if isinstance(data, Mapping):
+        return data.get("ball") is None and _no_pocket(data.get("pocket"))
+    return False
 
 
 _ANY_POCKET = ("", "any", "any_pocket", "none", "obvious")

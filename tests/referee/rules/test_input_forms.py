@@ -133,6 +133,19 @@ def test_referee_foul_other_names(written: str, code: str) -> None:
     assert code in _results(MID, [step])[0]["fouls"]
 
 
+@pytest.mark.parametrize(
+    "nothing",
+    [{}, {"ball": None, "pocket": None, "source": None}, "none", "", False, []],
+    ids=["empty-object", "null-items", "none-text", "empty-text", "false", "empty-list"],
+)
+def test_a_call_written_as_nothing_is_no_call(nothing: Any) -> None:
+    """rules.md §4: a call 'or null'; a call object with neither ball nor pocket names no
+    call either: the lowest ball made unannounced gives B the option (Déroulement 3)."""
+    step = copy.deepcopy(UNCALLED)
+    step["declarations"]["call"] = nothing
+    assert _results(MID, [step]) == _results(MID, [UNCALLED])
+
+
 @pytest.mark.parametrize("nothing", ["none", 0, ""])
 def test_first_contact_written_as_nothing_is_a_miss(nothing: Any) -> None:
     """rules.md §4: null = no object ball touched -> Fautes 2 (I-09)."""
