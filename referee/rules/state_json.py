@@ -18,9 +18,19 @@ _NONE_TEXT = ("", "none", "null")
 
 
 def _pending(data: Any) -> PendingOption | None:
-    if data is None or (isinstance(data, str) and data.strip().lower() in _NONE_TEXT):
+    """The pending option; null, false, "none" or an object naming no holder ({}) is none; a
+    player alone ("B") is the holder of an option whose previous shooter is the other."""
+    if (
+        data is None
+        or data is False
+        or (isinstance(data, str) and data.strip().lower() in _NONE_TEXT)
+    ):
         return None
+    if isinstance(data, str):
+        data = {"holder": data}
     d = as_mapping(data, "state.pending_option")
+    if d.get("holder") is None and d.get("previous_shooter") is None:
+        return None
     holder = as_player(d.get("holder"), "state.pending_option.holder")
     previous = d.get("previous_shooter")
     return PendingOption(
@@ -40,6 +50,8 @@ def _per_player(data: Any, where: str) -> Mapping[Any, Any]:
 
 
 def _count(value: Any, where: str) -> int:
+    if value is None:
+        return 0  # null: no fouls, as when the player is left out
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
@@ -96,9 +108,10 @@ def _break_and_cue_ball(d: Mapping[str, Any], balls: tuple[int, ...]) -> tuple[b
     if raw_cue is not None:
         cue_ball = _cue_ball(raw_cue)
         default_break = cue_ball is CueBall.IN_HAND_BEHIND_HEAD_STRING
-        return as_bool(
-            raw_break if raw_break is not None else default_break, "state.is_break"
-        ), cue_ball
+        is_break = as_bool(raw_break if raw_break is not None else default_break, "state.is_break")
+        if is_break and cue_ball is CueBall.IN_HAND_ANYWHERE:
+            cue_ball = CueBall.IN_HAND_BEHIND_HEAD_STRING  # "in hand" on the break: Casse 1
+        return is_break, cue_ball
     is_break = (
         as_bool(raw_break, "state.is_break") if raw_break is not None else _full_rack(d, balls)
     )
@@ -117,8 +130,11 @@ def parse_state(data: Any) -> GameState:
     is_break, cue_ball = _break_and_cue_ball(d, balls)
     winner = d.get("rack_winner")
     pending = _pending(d.get("pending_option"))
-    breaker = as_player(d.get("breaker", "A"), "state.breaker")
-    turn = pending.holder.value if pending else d.get("turn", breaker.value)
+    raw_breaker = d.get("breaker")
+    breaker = as_player("A" if raw_breaker is None else raw_breaker, "state.breaker")
+    turn = pending.holder.value if pending else d.get("turn")
+    if turn is None and winner is None:  # left out or null in play: the breaker (§3 default)
+        turn = breaker.value
     return GameState(
         balls_on_table=balls,
         turn=None if turn is None else as_player(turn, "state.turn"),

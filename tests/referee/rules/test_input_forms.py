@@ -254,8 +254,33 @@ def test_rack_items_under_other_keys(rack: Any, valid: bool) -> None:
         ({"push_out_available": True, "turn": "B"}, False, "in_position", "B"),
         ({"cue_ball": "in_hand_anywhere", "turn": "B"}, False, "in_hand_anywhere", "B"),
         ({}, True, "in_hand_behind_head_string", "A"),
+        ({"is_break": True, "cue_ball": "in hand"}, True, "in_hand_behind_head_string", "A"),
+        (
+            {"is_break": "true", "cue_ball": "in_hand_anywhere", "breaker": "B"},
+            True,
+            "in_hand_behind_head_string",
+            "B",
+        ),
+        (
+            {"balls_on_table": list(range(3, 11)), "turn": None, "breaker": "B"},
+            False,
+            "in_position",
+            "B",
+        ),
+        ({"is_break": False, "turn": None, "breaker": None}, False, "in_position", "A"),
     ],
-    ids=["mid-rack", "full-rack", "not-break", "push-out-next", "in-hand", "empty"],
+    ids=[
+        "mid-rack",
+        "full-rack",
+        "not-break",
+        "push-out-next",
+        "in-hand",
+        "empty",
+        "break-in-hand",
+        "break-in-hand-anywhere",
+        "turn-null",
+        "breaker-null",
+    ],
 )
 def test_a_state_that_leaves_fields_out(
     written: dict[str, Any], is_break: bool, cue_ball: str, turn: str
@@ -264,6 +289,44 @@ def test_a_state_that_leaves_fields_out(
     string; a state that gives one of the two implies the other; the breaker breaks."""
     game = initial_state({"initial_state": written}).to_json()
     assert (game["is_break"], game["cue_ball"], game["turn"]) == (is_break, cue_ball, turn)
+
+
+def test_a_break_from_a_state_written_in_hand_judges_the_placement() -> None:
+    """Casse 1: the breaker's ball in hand is behind the head string, however the state
+    writes it ("in hand"); a cue ball placed over the line is Fautes 10 (BRK-14)."""
+    initial = {"balls_on_table": list(range(1, 11)), "is_break": True, "cue_ball": "in_hand"}
+    step = shot(
+        facts(1, pocketed=[(6, "foot_left")], object_balls_to_cushion_on_break=5),
+        {},
+        "",
+        referee_fouls=["bad_cue_ball_placement"],
+    )
+    result = _results(initial, [step])[0]
+    assert (result["fouls"], result["next_shooter"]) == (["F10"], "B")
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("consecutive_fouls", {"A": None, "B": "0"}),
+        ("warned", {"A": None, "B": None}),
+        ("pending_option", {}),
+        ("pending_option", {"holder": None}),
+        ("pending_option", False),
+    ],
+    ids=["count-null", "warned-null", "option-empty", "option-no-holder", "option-false"],
+)
+def test_state_items_written_as_nothing_are_their_defaults(key: str, value: Any) -> None:
+    """rules.md §3: a null count is no foul, a null warning none, an option naming no holder
+    no option: the state reads as the canonical one."""
+    assert _results({**MID, key: value}, [MADE]) == _results(MID, [MADE])
+
+
+def test_a_pending_option_written_as_its_holder() -> None:
+    """Déroulement 3: the option named by its holder alone; the previous shooter is the other."""
+    initial = {**MID, "turn": "B", "pending_option": "B"}
+    hand_back = _results(initial, [choice("B", "hand_back", {}, "")])[0]
+    assert hand_back["next_shooter"] == "A"
 
 
 def test_the_first_steps_state_before_stands_for_a_missing_initial_state() -> None:
