@@ -28,6 +28,7 @@ from referee.rules.readers import (
     as_pocket,
     entry_ball,
     is_cue,
+    whole_number,
 )
 from referee.rules.shot import (
     CUE,
@@ -144,6 +145,7 @@ def _break_count(value: Any) -> int | None:
         return None
     if isinstance(value, list):
         return len(_balls(value, where, None))
+    value = whole_number(value)
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10:

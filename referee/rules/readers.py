@@ -58,11 +58,20 @@ _BALL_TEXT = re.compile(r"^\s*(?:ball|bille)?[\s_#-]*(\d{1,2})[\s_-]*(?:ball)?\s
 """A ball written as text: "3", "#3", "ball 3", "3-ball"."""
 
 
+def whole_number(value: Any) -> Any:
+    """A number written as a whole float (3.0, as some JSON writers put it) is that int;
+    anything else is returned as it is."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 def as_ball(value: Any, where: str) -> int:
-    """An object ball 1..10 from an int or text that names one ("3", "ball 3")."""
+    """An object ball 1..10 from an int (or 3.0) or text that names one ("3", "ball 3")."""
     match = _BALL_TEXT.match(value) if isinstance(value, str) else None
     if match:
         value = int(match.group(1))
+    value = whole_number(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10:
         raise RulesInputError(where, f"expected an object ball 1..10, got {value!r}")
     return value

@@ -11,7 +11,7 @@ from typing import Any
 
 from referee.rules.aliases import STATE_KEY_ALIASES, with_canonical_keys
 from referee.rules.errors import RulesInputError
-from referee.rules.readers import as_ball, as_bool, as_list, as_mapping, as_player
+from referee.rules.readers import as_ball, as_bool, as_list, as_mapping, as_player, whole_number
 from referee.rules.state import CueBall, GameState, PendingOption, Player
 
 _NONE_TEXT = ("", "none", "null")
@@ -52,6 +52,7 @@ def _per_player(data: Any, where: str) -> Mapping[Any, Any]:
 def _count(value: Any, where: str) -> int:
     if value is None:
         return 0  # null: no fouls, as when the player is left out
+    value = whole_number(value)
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):

@@ -85,6 +85,11 @@ SAME_AS_MADE: list[tuple[str, Edit]] = [
     ("state-no-option-text", _set("state.pending_option", "none")),
     ("state-balls-key", lambda step, init: init.update(balls=init.pop("balls_on_table"))),
     ("state-fouls-key", lambda step, init: init.update(fouls=init.pop("consecutive_fouls"))),
+    ("first-contact-float", _set("shot.first_object_ball_contacted", 3.0)),
+    ("call-ball-float", _set("declarations.call.ball", 3.0)),
+    ("pocketed-float", _set("shot.pocketed", [{"ball": 3.0, "pocket": "foot_left"}])),
+    ("state-counts-float", _set("state.consecutive_fouls", {"A": 0.0, "B": 0})),
+    ("state-balls-float", _set("state.balls_on_table", [3.0, 4, 5, 6, 7, 8, 9, 10.0])),
     ("step-facts-key", _rename("shot", "facts")),
     ("step-declaration-key", _rename("declarations", "declaration")),
 ]
@@ -160,6 +165,8 @@ def test_break_count_written_as_the_balls() -> None:
     step = shot(facts(1, object_balls_to_cushion_on_break=[2, 3, 5, 8]), {}, "")
     assert _results(initial, [step])[0]["fouls"] == []
     step["shot"]["object_balls_to_cushion_on_break"] = ["2", 3, 5]
+    assert _results(initial, [step])[0]["fouls"] == ["CASSE1_FOUR_CUSHIONS"]
+    step["shot"]["object_balls_to_cushion_on_break"] = 3.0  # a whole number as a float
     assert _results(initial, [step])[0]["fouls"] == ["CASSE1_FOUR_CUSHIONS"]
 
 
