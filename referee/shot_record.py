@@ -49,6 +49,14 @@ class ShotConfig:
             all three cameras, four cloths) 31/41 -> 38/41, none lost; of those, the 21
             rendered by other engineers, which nobody looked at for this, 17/21 -> 19/21.
             Held-out set eleven calls 13/24 -> 14/24.
+        moving_needs_displacement: a ball counts as moving at the strike only when its
+            centre also moved over the window (`ShotSegmenter._displaced_over`: as far as
+            the moving speed carries a ball in that time, less two standard deviations of
+            the centre noise), not only its filtered speed: the tracker's velocity of a ball
+            resting on a side pocket's lip, its centre past the cushion line, grows without
+            bound while its position is held (h81, top 7 ft 30 fps red, exact detections:
+            the 7 on the lip taken for moving at the three strikes after the break, F9 each
+            time).
     """
 
     moving_at_strike_speed_mm_s: float = 100.0
@@ -59,6 +67,7 @@ class ShotConfig:
     history_s: float = 2.0
     cut_hold_s: float = 1.0
     break_way_check: bool = True
+    moving_needs_displacement: bool = False
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -47,6 +47,11 @@ __all__ = [
 LOST_AT_CONTACT_S = 0.05
 """A ball last seen this little before a contact it took part in vanished as it was hit."""
 
+_STILL_SLACK_MM = 3.0
+"""How much less than a ball at the moving speed would have gone a ball's centre may move
+over the window before a strike and that ball still count as moving: two standard
+deviations of a centre's noise (`EventConfig.position_noise_mm`, 1.5 mm)."""
+
 _CUT_S = 1e-3
 """A shot end this little before a strike reported with it was cut short by that strike
 (`tracking.disturbances`, `tracking.restrikes`: the end is put just before the strike)."""
@@ -272,7 +277,32 @@ class ShotSegmenter:
                 if len(row):
                     speed[i] = float(np.hypot(*earlier.velocity_mm_s[row[0]]))
             moving &= speed >= self.config.moving_at_strike_speed_mm_s
+        if self.config.moving_needs_displacement and len(window) >= 2:
+            moving &= self._displaced_over(window, tracks)
         return moving
+
+    def _displaced_over(self, window: list[TrackSet], tracks: TrackSet) -> NDArray[np.bool_]:
+        """(N,) per ball of `tracks`: its centre moved, from the first frame of ``window`` it
+        is on to the last, at least as far as a ball at the moving speed goes in that time,
+        less `_STILL_SLACK_MM`. A ball the filter gives a speed while its centre stays put
+        is not rolling: a ball resting on a side pocket's lip, its centre past the cushion
+        line, is pushed back onto it every frame while its filtered velocity grows without
+        bound (a 7 ft top view's 7 on the lip: 6.6 m/s at the next strike, 36 m/s two
+        shots later, every later shot a foul F9)."""
+        out = np.ones(len(tracks), bool)
+        for i, ball in enumerate(tracks.ball):
+            seen = [
+                (t.time_s, t.xy_mm[rows[0]])
+                for t in window
+                if len(rows := np.flatnonzero(t.ball == ball))
+            ]
+            if len(seen) < 2:
+                continue
+            span_s = seen[-1][0] - seen[0][0]
+            gap = float(np.linalg.norm(seen[-1][1] - seen[0][1]))
+            need = self.config.moving_at_strike_speed_mm_s * span_s - _STILL_SLACK_MM
+            out[i] = not np.isfinite(gap) or gap >= need
+        return out
 
     def _is_break(self, tracks: TrackSet, in_play: NDArray[np.bool_]) -> bool:
         objects = in_play & (tracks.ball != CUE)

@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 
 from calibration.table import TableSpec
 from referee.rules.shot import ShotFacts
-from referee.shots import ShotRecord, ShotSegmenter, facts_from_events, facts_with_confidence
+from referee.shots import (
+    ShotConfig,
+    ShotRecord,
+    ShotSegmenter,
+    facts_from_events,
+    facts_with_confidence,
+)
 from tracking.types import Event, EventKind, TrackSet, TrackStatus
 
 TABLE = TableSpec()
@@ -227,6 +233,31 @@ def test_a_ball_moves_at_the_strike_only_if_it_moved_over_the_window_before(
     (broadcast_scratch's 2 at a periodic full search): that is not a ball rolling (F9)."""
     record = _shot_with_ball_8_fast(fast_frames)
     assert record.facts["balls_moving_at_strike"] == expected
+
+
+@pytest.mark.parametrize(
+    ("step_mm", "expected"),
+    [(0.0, []), (5.0, [8])],
+    ids=["held-on-the-lip", "rolling"],
+)
+def test_a_ball_whose_centre_stays_put_is_not_moving_at_the_strike(
+    step_mm: float, expected: list[int]
+) -> None:
+    """h81 (top 7 ft 30 fps, exact detections): the 7 resting on a side pocket's lip, its
+    centre past the cushion line, kept its place while the tracker's velocity for it grew
+    to 6.6 m/s by the next strike; with `ShotConfig.moving_needs_displacement` a ball is
+    moving only when its centre went as far as the moving speed takes it (5 mm a frame
+    at 300 mm/s and 60 fps)."""
+    segmenter = ShotSegmenter(TABLE, ShotConfig(moving_needs_displacement=True))
+    records = []
+    for frame in range(10, 40):
+        events = [strike(21 / 60)] if frame == 25 else []
+        if frame == 39:
+            events = [Event(39, 39 / 60, EventKind.SHOT_END)]
+        positions = {0: (600.0, 640.0), 3: (1500.0, 300.0), 8: (1000.0 + step_mm * frame, 900.0)}
+        records += segmenter.update(events, _tracks(frame, positions, moving=(8,)))
+    assert len(records) == 1
+    assert records[0].facts["balls_moving_at_strike"] == expected
 
 
 def test_ball_disturbed_between_shots_belongs_to_the_next_shot() -> None:
