@@ -193,8 +193,24 @@ STEP_TYPE_ALIASES: dict[str, str] = {
     "concede": "concession",
     "forfeit": "concession",
     "newrack": "new_rack",
+    "break": "shot",
+    "break_shot": "shot",
+    "normal_shot": "shot",
+    "stroke": "shot",
 }
 """Step types (scenario conventions) by their other names."""
+
+
+SHOT_STEP_DECLARATIONS: dict[str, str] = {
+    "push_out": "push_out",
+    "pushout": "push_out",
+    "push": "push_out",
+    "push_out_shot": "push_out",
+    "safety": "safety_intended",
+    "safety_shot": "safety_intended",
+}
+"""Step types that are a shot with a declaration: a step typed "push_out" is a shot declared
+a push-out (Push-out 3), one typed "safety" a shot with a safety intended (I-13)."""
 
 
 def step_type(kind: Any) -> Any:

@@ -11,7 +11,14 @@ from collections.abc import Mapping
 from dataclasses import fields, replace
 from typing import Any
 
-from referee.rules.aliases import CHOICE_KEYS, STEP_KEY_ALIASES, step_type, with_canonical_keys
+from referee.rules.aliases import (
+    CHOICE_KEYS,
+    SHOT_STEP_DECLARATIONS,
+    STEP_KEY_ALIASES,
+    declarations_form,
+    step_type,
+    with_canonical_keys,
+)
 from referee.rules.call import Call, Reason
 from referee.rules.config import RulesConfig
 from referee.rules.engine import (
@@ -59,6 +66,8 @@ def apply_step(
     """
     d = with_canonical_keys(as_mapping(step, "step"), STEP_KEY_ALIASES)
     kind = step_kind(d)
+    if kind in SHOT_STEP_DECLARATIONS:
+        d, kind = _declared_shot(d, SHOT_STEP_DECLARATIONS[kind]), "shot"
     if kind == "rack_check":
         return check_rack(d.get("rack", d)), state  # the rack's items, or the step's own
     if kind in ("lag", "new_rack", "stalemate"):
@@ -84,6 +93,16 @@ def apply_step(
     raise RulesInputError(
         "type", f"unknown step type {kind!r} (expected one of {', '.join(STEP_TYPES)})"
     )
+
+
+def _declared_shot(step: Mapping[str, Any], declaration: str) -> dict[str, Any]:
+    """A step typed as what its shot declares ("push_out", "safety"): the shot step with that
+    declaration set (the type says it, whatever a copied `"push_out": false` says)."""
+    raw = step.get("declarations")
+    declared = declarations_form(raw if raw is not None else {})
+    if not isinstance(declared, Mapping):
+        return dict(step)  # refused, field named, by parse_declarations
+    return {**step, "declarations": {**declared, declaration: True}}
 
 
 def _rack_step(

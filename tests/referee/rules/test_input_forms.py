@@ -139,6 +139,31 @@ def test_referee_foul_other_names(written: str, code: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("written", "declaration"),
+    [("push_out", "push_out"), ("Push-out", "push_out"), ("pushout", "push_out")],
+)
+def test_a_step_typed_push_out_is_a_declared_push_out(written: str, declaration: str) -> None:
+    """Push-out 1-4: a step typed as a push-out is the shot declared a push-out (even with a
+    copied `"push_out": false`): legal touching nothing, A's option."""
+    initial = state(list(range(1, 11)), turn="B", push_out_available=True)
+    canonical = shot(facts(None), {}, "", push_out=True)
+    typed = {**shot(facts(None), {}, ""), "type": written}
+    result = _results(initial, [typed])
+    assert result == _results(initial, [canonical])
+    assert result[0]["option"] == {"holder": "A", "choices": ["shoot", "hand_back"]}
+
+
+@pytest.mark.parametrize("written", ["break", "Break shot", "safety"])
+def test_a_step_typed_break_or_safety_is_a_shot(written: str) -> None:
+    """Casse 1: a step typed "break" is the break shot; I-13: "safety" is a shot with a safety
+    intended, judged as any other (the lowest ball made unannounced: B's option, D3)."""
+    brk = state(list(range(1, 11)), cue_ball="in_hand_behind_head_string", is_break=True)
+    first = shot(facts(1, pocketed=[(3, "foot_left")], object_balls_to_cushion_on_break=5), {}, "")
+    for initial, step in ((brk, first), (MID, UNCALLED)):
+        assert _results(initial, [{**step, "type": written}]) == _results(initial, [step])
+
+
+@pytest.mark.parametrize(
     "nothing",
     [{}, {"ball": None, "pocket": None, "source": None}, "none", "", False, []],
     ids=["empty-object", "null-items", "none-text", "empty-text", "false", "empty-list"],
