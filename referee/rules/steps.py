@@ -215,11 +215,24 @@ _CONFIG_KEYS = ("config", "rules_config", "rule_options", "options")
 """Scenario keys that may hold the rule options."""
 
 
+_CONFIG_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "break_order": (("altern", "alternate"), ("winner", "winner"), ("loser", "loser")),
+    "variant": (("ffb", "ffb"), ("wpa", "wpa")),
+}
+"""Words that name an option's value in a phrase ("winner breaks", "Alternating", "FFB
+(default)"); a phrase naming none, or two, is left for RulesConfig to refuse."""
+
+
 def _config_value(key: str, value: Any) -> Any:
-    """A flag as text ("false") is that flag; a name in any case ("WPA") is that name."""
+    """A flag as text ("false") is that flag; a name in any case ("WPA") or in a phrase
+    ("winner breaks") is that name."""
     if key == "option_on_any_wrongful_pocket":
         return as_bool(value, f"config.{key}")
-    return value.strip().lower() if isinstance(value, str) else value
+    if not isinstance(value, str):
+        return value
+    word = value.strip().lower()
+    named = {name for part, name in _CONFIG_WORDS.get(key, ()) if part in word}
+    return named.pop() if len(named) == 1 else word
 
 
 def scenario_config(scenario: Mapping[str, Any], base: RulesConfig = DEFAULT_CONFIG) -> RulesConfig:
@@ -231,7 +244,7 @@ def scenario_config(scenario: Mapping[str, Any], base: RulesConfig = DEFAULT_CON
         return base
     d = as_mapping(raw, "config")
     known = {f.name for f in fields(RulesConfig)}
-    values = {k: _config_value(k, v) for k, v in d.items() if k in known}
+    values = {k: _config_value(k, v) for k, v in d.items() if k in known and v is not None}
     try:  # options this engine does not have (a shot clock, say) are not its business
         return replace(base, **values)
     except (TypeError, ValueError) as error:

@@ -387,8 +387,10 @@ def test_the_ten_announced_on_the_break_in_other_forms(announcement: dict[str, A
         ({"config": {"option_on_any_wrongful_pocket": "false"}}, False),
         ({"config": {"option_on_any_wrongful_pocket": "true"}}, True),
         ({"rules_config": {"variant": "WPA"}}, True),
+        ({"config": {"variant": "WPA rules"}}, True),
+        ({"config": {"variant": "FFB (default)", "option_on_any_wrongful_pocket": None}}, False),
     ],
-    ids=["flag-false-text", "flag-true-text", "variant-capitals"],
+    ids=["flag-false-text", "flag-true-text", "variant-capitals", "variant-phrase", "nulls"],
 )
 def test_scenario_options_written_as_text(config: dict[str, Any], option: bool) -> None:
     """I-10: an uncalled non-lowest ball gives the option only under the WPA reading."""
@@ -397,6 +399,17 @@ def test_scenario_options_written_as_text(config: dict[str, Any], option: bool) 
     step = shot(facts(3, cushions=[3], pocketed=[(8, "side_left")]), {}, "", call=(3, "foot_right"))
     result, _ = run_step(step, initial_state({"initial_state": MID}), scenario_config(config))
     assert (result["option"] is not None) is option
+
+
+@pytest.mark.parametrize(
+    ("written", "order"),
+    [("winner breaks", "winner"), ("Alternating", "alternate"), ("loser_breaks", "loser")],
+)
+def test_break_order_written_as_a_phrase(written: str, order: str) -> None:
+    """I-23: who breaks later racks, named in a phrase."""
+    from referee.rules.steps import scenario_config
+
+    assert scenario_config({"config": {"break_order": written}}).break_order.value == order
 
 
 def test_who_played_under_another_key() -> None:
