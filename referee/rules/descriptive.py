@@ -67,13 +67,43 @@ def _touched_non_table_object(entry: Any) -> bool:
     return any(word in words for word in NON_TABLE_OBJECTS)
 
 
+def _detail_words(entry: Mapping[str, Any]) -> str:
+    """What a detail entry says in words: its keys set true, and its keys with their text."""
+    parts = [str(k) for k, v in entry.items() if v is True]
+    parts += [f"{k} {v}" for k, v in entry.items() if k != "ball" and isinstance(v, str)]
+    return " ".join(parts).lower().replace("_", " ").replace("-", " ")
+
+
 def _returned_to_bed(entry: Any) -> bool:
-    """The detail says the ball came back to the bed ("returned_to_bed": true)."""
+    """The detail says the ball came back to the bed ("returned_to_bed": true, or in words:
+    "rail top then back to the bed")."""
     if not isinstance(entry, Mapping):
         return False
-    return any(
+    if any(
         v is True and ("return" in k.lower() or "back_on" in k.lower()) for k, v in entry.items()
-    )
+    ):
+        return True
+    words = _detail_words(entry)
+    return "bed" in words and ("return" in words or "back" in words)
+
+
+_REST_OFF_BED = ("rest", "stop", "settl", "remain", "stay", "lodg")
+_RAIL_WORDS = (
+    "rail top", "railtop", "top of the rail", "on the rail", "on rail", "cushion top",
+    "top of the cushion", "on the cushion", "on top",
+)  # fmt: skip
+"""Where a ball rests off the bed: on the rail ("against the cushion" is on the bed)."""
+
+
+def _rested_off_bed(entry: Any) -> bool:
+    """I-15: the detail says the ball came to rest on the rail ("came_to_rest_on":
+    "rail_top", "stopped_on_rail": true): off the table (it rests neither on the bed nor in
+    a pocket)."""
+    if not isinstance(entry, Mapping) or _returned_to_bed(entry):
+        return False
+    words = _detail_words(entry)
+    rests = any(w in words for w in _REST_OFF_BED) and any(w in words for w in _RAIL_WORDS)
+    return rests and "bed" not in words
 
 
 _NOT_DELAYS = ("ball", "pocket", "frame")
@@ -211,8 +241,9 @@ def _apply_off_table(facts: dict[str, Any]) -> None:
         *_detail_entries(facts.get("off_table_detail")),
         *(e for e in off if isinstance(e, Mapping)),
     ]
-    forced = [_ball_of(e) for e in details if _touched_non_table_object(e)]
-    for ball in forced:  # I-15: touching a non-table object is off, even if it comes back
+    forced = [_ball_of(e) for e in details if _touched_non_table_object(e) or _rested_off_bed(e)]
+    for ball in forced:  # I-15: touching a non-table object is off, even if it comes back;
+        # so is a ball that comes to rest on the rail
         if is_cue(ball) or str(ball) == "0":
             facts["cue_ball_off_table"] = True
         elif not any(_same_ball(ball, _ball_of(b)) for b in off):

@@ -91,6 +91,28 @@ def test_an_off_table_entry_that_says_how_the_ball_left(
 
 
 @pytest.mark.parametrize(
+    ("detail", "off", "fouls"),
+    [
+        ([{"ball": 6, "came_to_rest_on": "rail_top"}], [], ["F5"]),
+        ([{"ball": 6, "stopped_on_rail": True}], [], ["F5"]),
+        ({"6": "rode the rail top then back to the bed"}, [6], []),
+        ([{"ball": 6, "note": "stopped against the cushion"}], [], []),
+        ([{"ball": "cue", "came_to_rest_on": "rail top"}], [], ["F1"]),
+    ],
+    ids=["rests-on-rail-top", "stopped-on-rail", "back-to-bed-in-words", "against-cushion", "cue"],
+)
+def test_an_off_table_detail_that_says_where_the_ball_came_to_rest(
+    detail: Any, off: list[int], fouls: list[str]
+) -> None:
+    """I-15: 'comes to rest anywhere but the bed or a pocket' is off the table (Fautes 5, or
+    Fautes 1 for the cue ball), even when only the detail says so; a ball that rode the rail
+    top and came back to the bed, said in words, is not; one resting against a cushion is on
+    the bed."""
+    step = shot(facts(3, cushions=[3, 6], off_table=off, off_table_detail=detail), {}, "")
+    assert _results(MID, [step])[0]["fouls"] == fouls
+
+
+@pytest.mark.parametrize(
     ("entry", "pocketed"),
     [
         ({"ball": 3, "pocket": "foot_left", "seconds_after_rest": 7}, False),
