@@ -121,12 +121,18 @@ def _window_flag(entry: Mapping[str, Any]) -> float | None:
     """A drop said to be inside or outside the window by a flag ("within_5s": false,
     "late": true) rather than timed: 0 s inside, infinitely late outside."""
     for key, value in entry.items():
-        words = key.lower().split("_")
-        if isinstance(value, bool) and "within" in words:
+        words = set(key.lower().replace("-", "_").replace(" ", "_").split("_"))
+        if isinstance(value, bool) and words & _INSIDE_WORDS:
             return 0.0 if value else math.inf
-        if isinstance(value, bool) and ("late" in words or "outside" in words):
+        if isinstance(value, bool) and words & _OUTSIDE_WORDS:
             return math.inf if value else 0.0
     return None
+
+
+_INSIDE_WORDS = {"within", "inside", "before"}
+_OUTSIDE_WORDS = {"late", "outside", "after", "beyond", "past", "exceeded"}
+"""Words of a flag that put a drop inside the window ("within_5s", "before_window") or
+after it ("late", "after_window", "beyond_5_seconds")."""
 
 
 def _delay_s(entry: Mapping[str, Any]) -> float | None:
@@ -266,7 +272,8 @@ def _timed_pocket(entry: Any) -> bool:
     ({"ball": 3, "seconds_after_rest": 7}): it is judged as a late drop (I-20)."""
     if not isinstance(entry, Mapping):
         return False
-    return any(w in k.lower() for k in entry for w in (*_DELAY_WORDS, "within", "outside"))
+    words = (*_DELAY_WORDS, *_INSIDE_WORDS, *_OUTSIDE_WORDS)
+    return any(w in str(k).lower() for k in entry for w in words)
 
 
 def _apply_late_drops(facts: dict[str, Any]) -> None:

@@ -119,8 +119,19 @@ def test_an_off_table_detail_that_says_where_the_ball_came_to_rest(
         ({"ball": 3, "pocket": "foot_left", "seconds_after_rest": 2.5}, True),
         ({"ball": 3, "pocket": "foot_left", "within_5s": False}, False),
         ({"ball": 3, "pocket": "foot_left", "frame": 412, "time_s": 14.0}, True),
+        ({"ball": 3, "pocket": "foot_left", "after_window": True}, False),
+        ({"ball": 3, "pocket": "foot_left", "beyond_5_seconds": True}, False),
+        ({"ball": 3, "pocket": "foot_left", "inside_window": True}, True),
     ],
-    ids=["late", "in-window", "flag", "clock-time-is-no-delay"],
+    ids=[
+        "late",
+        "in-window",
+        "flag",
+        "clock-time-is-no-delay",
+        "after-window-flag",
+        "beyond-flag",
+        "inside-flag",
+    ],
 )
 def test_a_pocketed_entry_that_says_when_it_dropped(entry: dict[str, Any], pocketed: bool) -> None:
     """I-20: a ball listed in `pocketed` with its delay after the balls stopped is judged as
