@@ -153,6 +153,25 @@ def test_a_step_typed_push_out_is_a_declared_push_out(written: str, declaration:
     assert result[0]["option"] == {"holder": "A", "choices": ["shoot", "hand_back"]}
 
 
+@pytest.mark.parametrize(
+    ("written", "canonical"),
+    [
+        ("Warning given", "warning"),
+        ("foul_warning", "warning"),
+        ("push_out_response", "option_choice"),
+        ("Option decision", "option_choice"),
+        ("rack validation", "rack_check"),
+        ("Re-rack", "stalemate"),
+        ("next rack", "new_rack"),
+    ],
+)
+def test_step_types_under_other_names(written: str, canonical: str) -> None:
+    """Scenario conventions' step types (and I-33's re-rack) named otherwise."""
+    from referee.rules.steps import step_type
+
+    assert step_type(written) == canonical
+
+
 @pytest.mark.parametrize("written", ["break", "Break shot", "safety"])
 def test_a_step_typed_break_or_safety_is_a_shot(written: str) -> None:
     """Casse 1: a step typed "break" is the break shot; I-13: "safety" is a shot with a safety
