@@ -30,10 +30,18 @@ class CushionModel:
         restitution_std: uncertainty of the restitution (cushions, speed and spin differ);
             a bounce adds ``restitution_std * |incoming normal speed|`` of velocity standard
             deviation along the normal.
+        stop_at_edge: a moving ball held within the table (a prediction beyond the pocket
+            points' rectangle, in a pocket mouth) also loses its velocity out of it, along
+            that axis, and one already beyond the edge is held where it was, not pulled
+            back to the edge: it cannot roll on beyond the table, and a velocity kept while
+            its position is pulled back grows with every detection out there (a hand
+            holding a ball 10 mm over a side pocket's line: -0.5 m/s grew to -13 m/s in 60
+            frames at 50 frames/s).
     """
 
     restitution: float
     restitution_std: float
+    stop_at_edge: bool = False
 
 
 def in_pocket_mouth(table: TableSpec, xy_mm: NDArray[np.float64]) -> NDArray[np.bool_]:
@@ -105,5 +113,15 @@ def bounce_off_cushions(
         bounced |= hit
     moving = np.any(mean[:, 2:] != 0.0, axis=1)
     size = np.array([table.length_mm, table.width_mm])
-    mean[moving, :2] = np.clip(mean[moving, :2], 0.0, size)
+    low_edge, high_edge = np.zeros(2), size
+    if model.stop_at_edge:
+        # Where it was already seen beyond the edge, it stays (no pull back every frame).
+        low_edge = np.minimum(low_edge, before_xy_mm[moving])
+        high_edge = np.maximum(high_edge, before_xy_mm[moving])
+    held = np.clip(mean[moving, :2], low_edge, high_edge)
+    if model.stop_at_edge:
+        velocity = mean[moving, 2:]
+        outward = (held - mean[moving, :2]) * velocity < 0.0
+        mean[moving, 2:] = np.where(outward, 0.0, velocity)
+    mean[moving, :2] = held
     return bounced

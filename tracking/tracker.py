@@ -66,6 +66,8 @@ class BallTracker:
         self.config = config or TrackerConfig()
         self._state = TrackState()
         self._time_s: float | None = None
+        self._dt_s = 0.0
+        self._striking = np.zeros(NUM_CLASSES, bool)
         self._start_s: float | None = None
         std = self.config.measurement_std_mm
         self._R = np.eye(2) * std**2
@@ -73,7 +75,9 @@ class BallTracker:
         speed_cap = self.config.max_ball_speed_mm_s
         self._variance_cap = np.array([float(table.length_mm) ** 2] * 2 + [speed_cap**2] * 2)
         self._cushion = CushionModel(
-            self.config.cushion_restitution, self.config.cushion_restitution_std
+            self.config.cushion_restitution,
+            self.config.cushion_restitution_std,
+            self.config.edge_stops_velocity,
         )
         self._cache: dict[float, tuple[NDArray[np.float64], ...]] = {}
         radius = table.ball_radius_mm
@@ -97,7 +101,7 @@ class BallTracker:
             row for a ball on the frame its removal is confirmed.
         """
         dt_s = 0.0 if self._time_s is None else max(0.0, time_s - self._time_s)
-        self._time_s = time_s
+        self._time_s, self._dt_s = time_s, dt_s
         usable = np.all(np.isfinite(detections.xy_mm), axis=1)
         dets = detections[usable] if not usable.all() else detections
         dets = self._rack.apply(dets, time_s)
@@ -280,8 +284,19 @@ class BallTracker:
         (`tracking.reach.may_jump`); only these may jump out of their kinematic gate. The
         (11,) result is also kept for re-identification."""
         now_s = self._time_s or 0.0
-        tracks = (idx, sigma_mm, self._jumpable)
+        jumpable = self._jumpable
+        stopped = np.zeros(NUM_CLASSES, bool)
+        if self.config.lost_knock_within_coast:
+            # An object ball unseen for longer than ``max_coast_s`` is held stopped
+            # (`tracking.lifecycle.coast`), somewhere unknown: it knocks no resting ball.
+            stopped = now_s - self._state.seen_time_s > self.config.max_coast_s
+            stopped[0] = False
+            jumpable = jumpable & ~stopped
+        tracks = (idx, sigma_mm, jumpable)
+        self._striking = jumpable.copy()
         result = may_jump(self._state, self.table, self.config, tracks, (dt_s, now_s))
+        # It may still turn up anywhere itself (found again by its identity).
+        result |= self._jumpable[idx] & stopped[idx]
         self._jumpable[:] = False
         self._jumpable[idx] = result
         return result
@@ -303,6 +318,10 @@ class BallTracker:
         if jumped.any():
             mean[jumped], cov[jumped] = restart(state, tracks[jumped], z[jumped], time_s, config)
         unreached = ~self._jumpable[tracks]
+        if config.rest_start_evidence:
+            unreached |= self._hopped_back(tracks, z)
+            if jumped.any():
+                unreached[jumped] |= self._knocked_towards(tracks[jumped], z[jumped])
         still = rest_hops(state, (tracks, jumped, unreached), z, self.table.ball_radius_mm)
         if still.any():
             # At rest as surely as a ball seen resting: a hop back or on is a jump again.
@@ -314,6 +333,62 @@ class BallTracker:
         mean[speed_sq < config.rest_speed_mm_s**2, 2:] = 0.0
         state.mean[tracks], state.cov[tracks] = mean, cov
         state.mark_seen(tracks, z, measured[1], time_s)
+
+    def _hopped_back(self, tracks: NDArray[np.int64], z: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """(K,) which of ``tracks`` hopped at rest off their spot (`tracking.reach.rest_hops`)
+        and took detections ``z`` (K, 2), mm, back on it (within a ball radius): the ball
+        itself, found again where it never left, so no start, whatever ball rolls near."""
+        left = self._state.left_xy_mm[tracks]
+        away = z - np.where(np.isfinite(left), left, np.inf)
+        back: NDArray[np.bool_] = np.einsum("ni,ni->n", away, away) <= (
+            self.table.ball_radius_mm**2
+        )
+        return back
+
+    def _knocked_towards(
+        self, tracks: NDArray[np.int64], z: NDArray[np.float64]
+    ) -> NDArray[np.bool_]:
+        """(K,) which of the resting balls ``tracks`` that took detections at ``z`` (K, 2),
+        mm, moved towards every ball that can have knocked them this frame: a knock pushes
+        a ball along the line of centres, away from the ball that hit it, so such a jump is
+        a ghost beside the ball (an arm, a bad fit), not a start.
+
+        Only balls reached directly by seen balls (the cue ball, or a ball rolling, within
+        a diameter plus a frame's travel plus their gate) are judged: a ball with a resting
+        neighbour within 1.5 diameters may be knocked through it (a rack), and a ball
+        unseen since the last frame that may be rolling (moving, or struck while unseen and,
+        with ``lost_knock_within_coast``, not yet held stopped) may have come from anywhere,
+        so neither is."""
+        state, config = self._state, self.config
+        now_s, dt_s = self._time_s or 0.0, self._dt_s
+        diameter = self.table.ball_diameter_mm
+        mean = state.mean
+        speed = np.hypot(mean[:, 2], mean[:, 3])
+        alive = state.alive
+        striker = alive & ((speed > config.rest_speed_mm_s) | (np.arange(NUM_CLASSES) == 0))
+        unseen = state.seen_time_s < now_s - dt_s - 1e-9
+        # Lost balls that may be rolling (`_may_jump`'s strikers): come from anywhere.
+        lost = unseen & (striker | self._striking)
+        sigma = np.sqrt(np.maximum(state.cov[:, 0, 0], state.cov[:, 1, 1]))
+        reach = diameter + speed * dt_s + config.association.gate_sigmas * sigma
+        result = np.zeros(len(tracks), bool)
+        for k, ball in enumerate(tracks):
+            if ball == 0 or speed[ball] > 0.0 or state.identity_count[ball] < 3:
+                continue
+            apart = mean[ball, :2] - mean[:, :2]
+            distance = np.hypot(apart[:, 0], apart[:, 1])
+            others = alive & (np.arange(NUM_CLASSES) != ball)
+            if (others & ~striker & (distance <= 1.5 * diameter)).any():
+                continue  # a chain of touching balls may pass a knock on
+            if (others & lost).any():
+                continue  # a lost ball may have knocked it from anywhere
+            near = others & striker & ~unseen & (distance <= reach)
+            if not near.any():
+                continue
+            step = z[k] - mean[ball, :2]
+            away = apart[near] @ step
+            result[k] = bool((away <= 0.0).all())
+        return result
 
     def _overlap_mm(self) -> float:
         return self.config.overlap_diameters * self.table.ball_diameter_mm

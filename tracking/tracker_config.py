@@ -185,6 +185,28 @@ class TrackerConfig:
             first contacts 10 -> 11, switches 47 -> 51 (the break's cue ball at 30
             frames/s, never detected between the stroke and the rack, is not what the
             wider gate finds).
+        lost_knock_within_coast: an object ball unseen for longer than ``max_coast_s`` (held
+            stopped by the filter, its place unknown) knocks no resting ball
+            (`tracking.reach.may_jump`): without it a ball lost long ago (the 1 of rendered
+            clip h85, pocketed by the events but never confirmed by the tracker, 10 s
+            unseen) "reaches" every ball on the table, so every resting ball may jump at the
+            top speed onto any detection near it: the 3, behind a player, took one 49 mm
+            off its spot and coasted away at 2.4 m/s. It is still found anywhere itself
+            (re-identification); the cue ball (struck by the cue at any time) is not
+            concerned. Off until measured.
+        rest_start_evidence: a resting ball that jumps onto a detection starts rolling only
+            on evidence of a knock: not when the detection lies towards every ball that can
+            have reached it (a knock pushes a ball along the line of centres, away from the
+            ball that hit it; judged only where no resting neighbour within 1.5 diameters
+            may pass a knock on and no ball is lost), and not when it hopped off its spot at
+            rest and is seen back on it (`tracking.reach.rest_hops`). Such a ball hops at
+            rest instead, as a ball nothing reached does. Off until measured.
+        edge_stops_velocity: a moving prediction held within the table (beyond the pocket
+            points' rectangle, in a pocket mouth) loses its velocity out of it and stays
+            where it was already seen beyond the edge
+            (`tracking.bounce.CushionModel.stop_at_edge`): a ball held by a hand 10 mm over
+            a side pocket's line, pulled back to the edge every frame, gathered -13 m/s in
+            60 frames. Off until measured.
         association: the assignment cost tunables.
         identity: how class probabilities accumulate over a track and when two tracks
             exchange numbers.
@@ -223,6 +245,9 @@ class TrackerConfig:
     plain_cloth_end_s: float = 0.0
     struck_gate_unseen: bool = False
     resting_claim_starts: bool = True
+    lost_knock_within_coast: bool = False
+    rest_start_evidence: bool = False
+    edge_stops_velocity: bool = False
     association: AssociationConfig = field(default_factory=AssociationConfig)
     identity: IdentityConfig = field(default_factory=IdentityConfig)
 
