@@ -66,7 +66,7 @@ def apply_step(
     """
     d = with_canonical_keys(as_mapping(step, "step"), STEP_KEY_ALIASES)
     kind = step_kind(d)
-    if kind in SHOT_STEP_DECLARATIONS:
+    if isinstance(kind, str) and kind in SHOT_STEP_DECLARATIONS:
         d, kind = _declared_shot(d, SHOT_STEP_DECLARATIONS[kind]), "shot"
     if kind == "rack_check":
         return check_rack(d.get("rack", d)), state  # the rack's items, or the step's own

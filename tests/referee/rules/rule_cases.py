@@ -1226,6 +1226,13 @@ ERRORS = [
         "R-E-UNKNOWN-STEP", state(), {"type": "timeout"}, "type", "Unknown step types are refused."
     ),
     _error(
+        "R-E-STEP-TYPE-OBJECT",
+        state(),
+        {"type": {"name": "shot"}, "shot": facts(3)},
+        "type",
+        "A step type is a name: an object is refused, not a crash.",
+    ),
+    _error(
         "R-E-BAD-BALL",
         state(),
         shot(facts(11), {}, ""),
