@@ -167,7 +167,7 @@ def test_a_step_typed_push_out_is_a_declared_push_out(written: str, declaration:
 )
 def test_step_types_under_other_names(written: str, canonical: str) -> None:
     """Scenario conventions' step types (and I-33's re-rack) named otherwise."""
-    from referee.rules.steps import step_type
+    from referee.rules.aliases import step_type
 
     assert step_type(written) == canonical
 
@@ -383,6 +383,39 @@ def test_a_pending_option_written_as_its_holder() -> None:
 def test_the_first_steps_state_before_stands_for_a_missing_initial_state() -> None:
     step = {**copy.deepcopy(MADE), "state_before": MID}
     assert initial_state({"steps": [step]}) == initial_state({"initial_state": MID})
+
+
+def test_a_later_steps_state_before_is_the_state_it_is_judged_in() -> None:
+    """Conventions: 'steps after the first carry a computed state_before'. Its expected call
+    was computed from that state: where it differs from the engine's own (here A warned
+    after his second foul, with no warning step), the step is judged from it and the call
+    says so. A: two fouls, warned -> the third loses the rack (Fautes, 3 fautes)."""
+    miss = shot(facts(5), {}, "")
+    warned = state(cue_ball="in_hand_anywhere", fouls=(2, 0), warned=(True, False))
+    steps = [miss, {**shot(facts(4, cushions=[4]), {}, ""), "player": "B"}]
+    steps.append({**miss, "state_before": warned})
+    game = initial_state({"initial_state": state(fouls=(1, 0))})
+    for step in steps:
+        result, game = run_step(step, game)
+    assert result["rack_winner"] == "B"
+    assert result["reasons"][0]["code"] == "STATE_BEFORE"
+    assert "warned" in result["reasons"][0]["text"]
+
+
+@pytest.mark.parametrize(
+    ("state_before", "next_shooter"),
+    [({"turn": "B"}, "A"), ({"turn": "Z"}, "B"), (MID, "B")],
+    ids=["partial", "unreadable", "same"],
+)
+def test_a_state_before_states_only_what_it_gives(
+    state_before: dict[str, Any], next_shooter: str
+) -> None:
+    """A partial state_before changes only its fields (B at the table: his legal miss gives
+    A the table); one that cannot be read, or that agrees, leaves the engine's state."""
+    step = {**shot(facts(3, cushions=[3]), {}, ""), "state_before": state_before}
+    result, _ = run_step(step, initial_state({"initial_state": MID}))
+    assert result["next_shooter"] == next_shooter
+    assert (result["reasons"][0]["code"] == "STATE_BEFORE") is (next_shooter == "A")
 
 
 @pytest.mark.parametrize(
