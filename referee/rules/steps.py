@@ -14,6 +14,7 @@ from typing import Any
 from referee.rules.aliases import (
     CHOICE_KEYS,
     SHOT_STEP_DECLARATIONS,
+    STATE_KEY_ALIASES,
     STEP_KEY_ALIASES,
     declarations_form,
     step_type,
@@ -73,6 +74,60 @@ def apply_step(
     if kind in ("lag", "new_rack", "stalemate"):
         return _rack_step(kind, d, state, config)
     state = ready(state, config)
+    state, note = _with_state_before(state, d.get("state_before"))
+    answer, new = _judge(kind, d, state, config)
+    if note is not None and isinstance(answer, Call):
+        answer = replace(answer, reasons=(note, *answer.reasons))
+    return answer, new
+
+
+_STATE_FIELDS = (
+    "balls_on_table", "turn", "breaker", "is_break", "push_out_available", "cue_ball",
+    "consecutive_fouls", "warned", "pending_option",
+)  # fmt: skip
+"""The rules.md §3 fields a step's `state_before` may state."""
+
+
+def _public(state: GameState) -> dict[str, Any]:
+    """The state as rules.md §3 states it (an option by its holder and previous shooter)."""
+    data = state.to_json()
+    option = state.pending_option
+    data["pending_option"] = (
+        None if option is None else (option.holder.value, option.previous_shooter.value)
+    )
+    return {k: data[k] for k in _STATE_FIELDS}
+
+
+def _with_state_before(state: GameState, raw: Any) -> tuple[GameState, Reason | None]:
+    """The state a step is judged in: the engine's own, unless the step's `state_before`
+    (scenario conventions: "steps after the first carry a computed state_before") says
+    otherwise, field by field; the step's expected call was computed from that state, so it
+    is taken and the call says which fields differed. A `state_before` that cannot be read
+    is no part of the step (it is for people) and is left aside."""
+    if not isinstance(raw, Mapping) or state.is_over:
+        return state, None
+    given = with_canonical_keys(raw, STATE_KEY_ALIASES)
+    merged = {**state.to_json(), **{k: v for k, v in given.items() if k in _STATE_FIELDS}}
+    merged.pop("rack_winner", None)
+    try:
+        stated = GameState.from_json(merged)
+    except RulesInputError:
+        return state, None
+    ours, theirs = _public(state), _public(stated)
+    differ = [k for k in _STATE_FIELDS if ours[k] != theirs[k]]
+    if not differ:
+        return state, None
+    text = (
+        f"The step's state_before differs from the engine's own state ({', '.join(differ)}): "
+        "the step is judged from the state_before."
+    )
+    return stated, Reason("STATE_BEFORE", "scenario conventions", text)
+
+
+def _judge(
+    kind: Any, d: Mapping[str, Any], state: GameState, config: RulesConfig
+) -> tuple[Call, GameState]:
+    """A step of the rack in play (shot, option choice, warning, concession, visual check)."""
     if kind == "visual_check":
         text = "Visual check of the disputed phase (replay): no change by itself."
         return status_call(state, (Reason("VISUAL_CHECK", "I-32", text),), text), state
