@@ -56,7 +56,10 @@ class ShotConfig:
             resting on a side pocket's lip, its centre past the cushion line, grows without
             bound while its position is held (h81, top 7 ft 30 fps red, exact detections:
             the 7 on the lip taken for moving at the three strikes after the break, F9 each
-            time).
+            time). A/B, off -> on: h81 exact detections calls 1/4 -> 4/4; 9 samples 26/26,
+            first contacts 26/26 either way with both detectors (real: 59 switches); six
+            fresh renders nobody tuned on (h85, t1, t3, t4, seeds 1202, 1203), exact
+            detections 22/23 calls either way, real detector (1202, t4) unchanged.
     """
 
     moving_at_strike_speed_mm_s: float = 100.0
@@ -67,7 +70,7 @@ class ShotConfig:
     history_s: float = 2.0
     cut_hold_s: float = 1.0
     break_way_check: bool = True
-    moving_needs_displacement: bool = False
+    moving_needs_displacement: bool = True
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -20,9 +20,10 @@ def _event(t: float, kind: EventKind, balls: tuple[int, ...] = (), **kw: str) ->
 
 def _tracks(frame: int, rolling_8: bool) -> TrackSet:
     """The cue ball, 3 and 5 at rest; the 8 rolling to the foot-left pocket until frame 55
-    (hidden in the pocket after, the tracker still coasting it until it gives it up)."""
+    (hidden in the pocket after, the tracker still coasting it, on along its way, until it
+    gives it up)."""
     where = dict(REST)
-    where[8] = (100.0 + 4.0 * frame, 60.0) if frame < 55 else (320.0, 60.0)
+    where[8] = (100.0 + 4.0 * frame, 60.0) if rolling_8 else (320.0, 60.0)
     balls = np.array(sorted(where), np.int64)
     xy = np.array([where[b] for b in balls], float)
     velocity = np.array([[240.0, 0.0] if b == 8 and rolling_8 else [0.0, 0.0] for b in balls])

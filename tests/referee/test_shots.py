@@ -200,11 +200,13 @@ def test_segmenter_makes_one_record_per_shot_and_spots_the_break() -> None:
 
 def _shot_with_ball_8_fast(fast_frames: range | tuple[int, ...] = ()) -> ShotRecord:
     """One shot struck at frame 21 (seen on frame 25), ended on frame 39; the 8 rolls at
-    300 mm/s on `fast_frames` and rests otherwise."""
-    positions = {0: (600.0, 640.0), 3: (1500.0, 300.0), 8: (2000.0, 900.0)}
+    300 mm/s (5 mm a frame) on `fast_frames` and rests otherwise."""
+    positions = {0: (600.0, 640.0), 3: (1500.0, 300.0), 8: (1800.0, 900.0)}
     segmenter = ShotSegmenter(TABLE)
     records = []
     for frame in range(10, 40):
+        if frame in fast_frames:
+            positions[8] = (positions[8][0] + 5.0, 900.0)
         events = [strike(21 / 60)] if frame == 25 else []
         if frame == 39:
             events = [Event(39, 39 / 60, EventKind.SHOT_END)]
