@@ -35,7 +35,7 @@ from referee.rules.errors import RulesInputError
 from referee.rules.parse import option_choice_name, parse_shot
 from referee.rules.rack import RackCheck, check_rack
 from referee.rules.readers import as_bool, as_mapping, as_player
-from referee.rules.state import GameState, Player
+from referee.rules.state import GAME_BALL, GameState, Player
 
 STEP_TYPES = (
     "shot", "option_choice", "warning", "rack_check", "new_rack", "visual_check", "stalemate",
@@ -112,6 +112,8 @@ def _with_state_before(state: GameState, raw: Any) -> tuple[GameState, Reason | 
     try:
         stated = GameState.from_json(merged)
     except RulesInputError:
+        return state, None
+    if GAME_BALL not in stated.balls_on_table:  # a rack in play has the 10 on the table
         return state, None
     ours, theirs = _public(state), _public(stated)
     differ = [k for k in _STATE_FIELDS if ours[k] != theirs[k]]

@@ -404,8 +404,8 @@ def test_a_later_steps_state_before_is_the_state_it_is_judged_in() -> None:
 
 @pytest.mark.parametrize(
     ("state_before", "next_shooter"),
-    [({"turn": "B"}, "A"), ({"turn": "Z"}, "B"), (MID, "B")],
-    ids=["partial", "unreadable", "same"],
+    [({"turn": "B"}, "A"), ({"turn": "Z"}, "B"), ({"balls_on_table": []}, "B"), (MID, "B")],
+    ids=["partial", "unreadable", "no-ten", "same"],
 )
 def test_a_state_before_states_only_what_it_gives(
     state_before: dict[str, Any], next_shooter: str
