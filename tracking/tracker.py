@@ -317,6 +317,8 @@ class BallTracker:
         )
         if jumped.any():
             mean[jumped], cov[jumped] = restart(state, tracks[jumped], z[jumped], time_s, config)
+        if config.knock_speed_cap:
+            self._cap_knocks(tracks, mean)
         unreached = ~self._jumpable[tracks]
         if config.rest_start_evidence:
             unreached |= self._hopped_back(tracks, z)
@@ -344,6 +346,53 @@ class BallTracker:
             self.table.ball_radius_mm**2
         )
         return back
+
+    def _cap_knocks(self, tracks: NDArray[np.int64], mean: NDArray[np.float64]) -> None:
+        """Slow, in place, the corrected states ``mean`` (K, 4) of the object balls
+        ``tracks`` that gained more speed than a knock can give (`_knock_speed_caps`): a
+        restart's jump, or the next correction of a track left vague by one, read from a
+        ghost beside a ball (a player's arm, a bad fit of a ball half hidden)."""
+        config = self.config
+        prior = np.hypot(self._state.mean[tracks, 2], self._state.mean[tracks, 3])
+        speed = np.hypot(mean[:, 2], mean[:, 3])
+        noise_mm_s = 2.0 * config.measurement_std_mm / max(self._dt_s, 1e-3)
+        gained = (speed > prior + noise_mm_s) & (tracks != 0)
+        if not gained.any():
+            return
+        cap = self._knock_speed_caps(tracks[gained])
+        fast = speed[gained] > cap
+        scale = np.where(fast, cap / np.maximum(speed[gained], 1e-9), 1.0)
+        mean[gained, 2:] *= scale[:, None]
+
+    def _knock_speed_caps(self, tracks: NDArray[np.int64]) -> NDArray[np.float64]:
+        """(K,) the fastest each object ball of ``tracks`` can roll after a collision this
+        frame, mm/s: equal masses, so a knock gives a ball at most the speed of the ball
+        that hits it, and a cushion only takes speed away: the larger of its own predicted
+        speed and those of the seen balls rolling within its reach, plus the speed two
+        measurement errors make over a frame. Unbounded (inf) for the cue ball (the cue may
+        strike it), and while a ball that may be rolling is lost, or the cue ball at rest
+        (struck there by the cue at any speed) reaches it."""
+        state, config = self._state, self.config
+        now_s, dt_s = self._time_s or 0.0, self._dt_s
+        mean = state.mean
+        speed = np.hypot(mean[:, 2], mean[:, 3])
+        striker = state.alive & ((speed > config.rest_speed_mm_s) | (np.arange(NUM_CLASSES) == 0))
+        unseen = state.seen_time_s < now_s - dt_s - 1e-9
+        lost = unseen & (striker | self._striking)
+        sigma = np.sqrt(np.maximum(state.cov[:, 0, 0], state.cov[:, 1, 1]))
+        reach = self.table.ball_diameter_mm + speed * dt_s + config.association.gate_sigmas * sigma
+        noise_mm_s = 2.0 * config.measurement_std_mm / max(dt_s, 1e-3)
+        caps = np.full(len(tracks), np.inf)
+        for k, ball in enumerate(tracks):
+            others = state.alive & (np.arange(NUM_CLASSES) != ball)
+            if ball == 0 or (others & lost).any():
+                continue
+            distance = np.hypot(*(mean[ball, :2] - mean[:, :2]).T)
+            near = others & striker & (distance <= reach)
+            if near[0] and speed[0] <= config.rest_speed_mm_s:
+                continue  # the cue ball at rest beside it: struck by the cue, any speed
+            caps[k] = max(float(speed[ball]), float(speed[near].max(initial=0.0))) + noise_mm_s
+        return caps
 
     def _knocked_towards(
         self, tracks: NDArray[np.int64], z: NDArray[np.float64]

@@ -207,6 +207,13 @@ class TrackerConfig:
             (`tracking.bounce.CushionModel.stop_at_edge`): a ball held by a hand 10 mm over
             a side pocket's line, pulled back to the edge every frame, gathered -13 m/s in
             60 frames. Off until measured.
+        knock_speed_cap: an object ball that jumps (a collision or a bounce by its
+            innovation) restarts no faster than a knock can send it
+            (`BallTracker._knock_speed_caps`): equal masses, so at most the speed of the
+            fastest seen ball rolling within its reach, or its own speed before, plus the
+            speed of two measurement errors over a frame; unbounded while a ball that may
+            be rolling is lost or the resting cue ball (struck by the cue) reaches it.
+            Off until measured.
         association: the assignment cost tunables.
         identity: how class probabilities accumulate over a track and when two tracks
             exchange numbers.
@@ -248,6 +255,7 @@ class TrackerConfig:
     lost_knock_within_coast: bool = False
     rest_start_evidence: bool = False
     edge_stops_velocity: bool = False
+    knock_speed_cap: bool = False
     association: AssociationConfig = field(default_factory=AssociationConfig)
     identity: IdentityConfig = field(default_factory=IdentityConfig)
 

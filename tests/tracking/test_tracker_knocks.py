@@ -99,8 +99,11 @@ def test_without_it_a_jump_towards_the_ball_rolling_by_is_a_start() -> None:
 
 
 def test_a_resting_ball_knocked_away_from_the_ball_rolling_by_still_starts() -> None:
-    # The cue ball hits the 3 full: it leaves along the line of centres, away from it.
-    config = TrackerConfig(lost_knock_within_coast=True, rest_start_evidence=True)
+    # The cue ball hits the 3 full: it leaves along the line of centres, away from it, at
+    # the cue ball's speed.
+    config = TrackerConfig(
+        lost_knock_within_coast=True, rest_start_evidence=True, knock_speed_cap=True
+    )
     tracker = BallTracker(TABLE, config)
     hit = 60
     tracks = TrackSet.empty()
@@ -115,3 +118,36 @@ def test_a_resting_ball_knocked_away_from_the_ball_rolling_by_still_starts() -> 
     xy, velocity = _three(tracks)
     assert xy[0] == pytest.approx(THREE[0] + 1000.0 * 7 / FPS, abs=5.0)
     assert velocity[0] == pytest.approx(1000.0, rel=0.2)
+
+
+def _grazed_three(config: TrackerConfig) -> list[TrackSet]:
+    """The cue ball rolls up past the 3 at 0.5 m/s, 58 mm to its left (passing by); on
+    `GHOST_FRAME` the 3 is read 30 mm off its spot away from the cue ball (a bad fit of
+    the ball half hidden by a player: it looks like a knock), then hidden for 10 frames."""
+    tracker = BallTracker(TABLE, config)
+    left_mm, level = CLOSE
+    cue_x = THREE[0] - left_mm
+    tracks: list[TrackSet] = []
+    for frame in range(100):
+        cue_y = THREE[1] + CUE_SPEED_MM_S * (max(frame, 60) - GHOST_FRAME - level) / FPS
+        balls: list[Sighting] = [(cue_x, cue_y, {0: 0.95})]
+        if frame == GHOST_FRAME:
+            balls.append((THREE[0] + 30.0, THREE[1], {3: 0.9}))
+        elif not GHOST_FRAME < frame <= GHOST_FRAME + 10:
+            balls.append((*THREE, {3: 0.95}))
+        tracks.append(tracker.update(detections_of(balls), frame, frame / FPS))
+    return tracks
+
+
+def test_a_knock_gives_no_more_speed_than_the_ball_that_hits() -> None:
+    # Equal masses: the 3 can leave at 0.5 m/s at most (plus two measurement errors over a
+    # frame, 0.2 m/s at 50 frames/s), not at the 1.5 m/s of a 30 mm jump in one frame.
+    config = TrackerConfig(
+        lost_knock_within_coast=True, rest_start_evidence=True, knock_speed_cap=True
+    )
+    assert _fastest_three_mm_s(_grazed_three(config)) <= CUE_SPEED_MM_S + 200.0 + 1.0
+
+
+def test_without_it_the_ghost_knock_is_as_fast_as_the_jump() -> None:
+    config = TrackerConfig(lost_knock_within_coast=True, rest_start_evidence=True)
+    assert _fastest_three_mm_s(_grazed_three(config)) > 1200.0
