@@ -398,9 +398,10 @@ class BallTracker:
         self, tracks: NDArray[np.int64], z: NDArray[np.float64]
     ) -> NDArray[np.bool_]:
         """(K,) which of the resting balls ``tracks`` that took detections at ``z`` (K, 2),
-        mm, moved towards every ball that can have knocked them this frame: a knock pushes
-        a ball along the line of centres, away from the ball that hit it, so such a jump is
-        a ghost beside the ball (an arm, a bad fit), not a start.
+        mm, moved towards every ball that can have knocked them this frame (towards both
+        ends of its path over the frame): a knock pushes a ball along the line of centres,
+        away from the ball that hit it, so such a jump is a ghost beside the ball (an arm,
+        a bad fit), not a start.
 
         Only balls reached directly by seen balls (the cue ball, or a ball rolling, within
         a diameter plus a frame's travel plus their gate) are judged: a ball with a resting
@@ -434,8 +435,10 @@ class BallTracker:
             near = others & striker & ~unseen & (distance <= reach)
             if not near.any():
                 continue
+            # From anywhere on its path this frame (its prediction overshoots a bounce).
             step = z[k] - mean[ball, :2]
-            away = apart[near] @ step
+            before = apart[near] + mean[near, 2:] * dt_s
+            away = np.maximum(apart[near] @ step, before @ step)
             result[k] = bool((away <= 0.0).all())
         return result
 

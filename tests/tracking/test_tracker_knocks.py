@@ -151,3 +151,33 @@ def test_a_knock_gives_no_more_speed_than_the_ball_that_hits() -> None:
 def test_without_it_the_ghost_knock_is_as_fast_as_the_jump() -> None:
     config = TrackerConfig(lost_knock_within_coast=True, rest_start_evidence=True)
     assert _fastest_three_mm_s(_grazed_three(config)) > 1200.0
+
+
+def test_a_ball_cut_by_a_fast_ball_whose_prediction_overshoots_still_starts() -> None:
+    # At 30 frames/s the cue ball at 8 m/s cuts the 1 (centres 20 mm apart across its
+    # path) a third of a frame after its last sighting; its prediction ends 117 mm past the
+    # 1, so the 1's way lies "towards" that prediction, but away from where the cue ball
+    # was: a knock, judged from the cue ball's whole path over the frame.
+    fps, speed = 30.0, 8000.0
+    one = np.array([1200.0, 920.0])
+    contact_dx = float(np.sqrt(57.15**2 - 20.0**2))
+    normal = np.array([contact_dx, 20.0]) / np.hypot(contact_dx, 20.0)
+    after_s = 1.0 / fps - (150.0 - contact_dx) / speed
+    one_after = one + speed * normal[0] * normal * after_s
+    cue_velocity = np.array([speed, 0.0]) - speed * normal[0] * normal
+    config = TrackerConfig(lost_knock_within_coast=True, rest_start_evidence=True)
+    tracker = BallTracker(TABLE, config)
+    hit = 30
+    tracks = TrackSet.empty()
+    for frame in range(hit + 1):
+        # At rest 550 mm back until 3 frames before, then rolling at 8 m/s.
+        cue = (float(one[0] - 150.0 - speed * min(hit - 1 - frame, 2) / fps), 900.0)
+        one_xy = one
+        if frame == hit:
+            contact = np.array([one[0] - contact_dx, 900.0])
+            cue = tuple(contact + cue_velocity * after_s)
+            one_xy = one_after
+        balls: list[Sighting] = [(*cue, {0: 0.95}), (*one_xy, {1: 0.95})]
+        tracks = tracker.update(detections_of(balls), frame, frame / fps)
+    row = tracks.ball.tolist().index(1)
+    assert np.hypot(*tracks.velocity_mm_s[row]) > 3000.0
