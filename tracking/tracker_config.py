@@ -193,27 +193,49 @@ class TrackerConfig:
             top speed onto any detection near it: the 3, behind a player, took one 49 mm
             off its spot and coasted away at 2.4 m/s. It is still found anywhere itself
             (re-identification); the cue ball (struck by the cue at any time) is not
-            concerned. Off until measured.
+            concerned. Off: replayed (recorded real detections), off -> on alone: h85
+            switches 24 -> 24 (the 3's coast is gone, the graze's remains), fresh h81
+            identity 0.963 -> 0.957 (a track misnamed "2" was no longer found on the real 2
+            1.3 m away through a far lost ball's reach: a resting ball nothing touched
+            waits ``rest_reidentify_after_s`` and a respawn's certainty), h86 and the
+            samples identical. With the next three flags see ``knock_speed_cap``.
         rest_start_evidence: a resting ball that jumps onto a detection starts rolling only
             on evidence of a knock: not when the detection lies towards every ball that can
             have reached it (a knock pushes a ball along the line of centres, away from the
             ball that hit it; judged only where no resting neighbour within 1.5 diameters
             may pass a knock on and no ball is lost), and not when it hopped off its spot at
             rest and is seen back on it (`tracking.reach.rest_hops`). Such a ball hops at
-            rest instead, as a ball nothing reached does. Off until measured.
+            rest instead, as a ball nothing reached does. Judged from both ends of the
+            striker's path over the frame (a fast cue ball's prediction overshoots the ball
+            it cuts: judged from the prediction only, sample broadcast_pushout with exact
+            detections lost shot 4's first contact). Off: alone it changes nothing replayed
+            on h81, h86, h85 (there a lost ball blocks it); with the others see
+            ``knock_speed_cap``.
         edge_stops_velocity: a moving prediction held within the table (beyond the pocket
             points' rectangle, in a pocket mouth) loses its velocity out of it and stays
             where it was already seen beyond the edge
             (`tracking.bounce.CushionModel.stop_at_edge`): a ball held by a hand 10 mm over
             a side pocket's line, pulled back to the edge every frame, gathered -13 m/s in
-            60 frames. Off until measured.
+            60 frames. Off: replayed, fresh h86 recall 0.944 -> 0.943 (an unseen 10
+            predicted through a side mouth no longer reflects its piled-up velocity off the
+            cushion beyond it, which by chance lay nearer the truth), h81 identical.
         knock_speed_cap: an object ball that jumps (a collision or a bounce by its
             innovation) restarts no faster than a knock can send it
             (`BallTracker._knock_speed_caps`): equal masses, so at most the speed of the
             fastest seen ball rolling within its reach, or its own speed before, plus the
             speed of two measurement errors over a frame; unbounded while a ball that may
             be rolling is lost or the resting cue ball (struck by the cue) reaches it.
-            Off until measured.
+            Off. All four flags on, replayed real detections, against all off: h85
+            switches 24 -> 20 (live: 24 -> 20, calls 4/4 either way, the 3's worst error
+            while hidden 387 -> 224 mm, frames over 100 mm off 16 -> 9); samples calls
+            26/26 either way, switches 59 -> 55 (broadcast_pushout 19 -> 15); samples live:
+            real detector 26/26 calls and first contacts, switches 59 -> 57 (pushout 19 ->
+            15, broadcast_nudge 0 -> 2, corner_lip_stay recall 0.970 -> 0.969), exact
+            detections 26/26, 0 switches; fresh renders replayed (h81, h86, t1-t6 of other
+            engineers, k1, k2 seeds 1211-1212) calls identical (19/40), switches 107 -> 102
+            (t3 4 -> 2, recall 0.966 -> 0.977 but precision 0.996 -> 0.992; t5 19 -> 17,
+            identity 0.984 -> 0.991; k2 18 -> 17), losses h81 identity 0.963 -> 0.957, h86
+            and t4 recall -0.001. Live fresh renders not measured.
         association: the assignment cost tunables.
         identity: how class probabilities accumulate over a track and when two tracks
             exchange numbers.
