@@ -350,11 +350,20 @@ class ShotSegmenter:
     def _facts(self, shot: _OpenShot) -> tuple[FactsDict, dict[str, float]]:
         if shot.watch is not None:
             shot.events = shot.watch.checked(shot.events)
-        facts, confidence = facts_with_confidence(
-            shot.events, shot.on_table, shot.is_break, self.config.simultaneous_contact_s
+        tie_s = max(
+            self.config.simultaneous_contact_s,
+            self.config.simultaneous_contact_frames * self._frame_interval_s(),
         )
+        facts, confidence = facts_with_confidence(shot.events, shot.on_table, shot.is_break, tie_s)
         facts["balls_moving_at_strike"] = [b for b in shot.moving if b in shot.on_table]
         return facts, confidence
+
+    def _frame_interval_s(self) -> float:
+        """The median time between the frames in the kept history, s (0 with under two)."""
+        if len(self._history) < 2:
+            return 0.0
+        times = np.fromiter((t.time_s for t in self._history), np.float64, len(self._history))
+        return float(np.median(np.diff(times)))
 
     def _unaccounted(self, shot: _OpenShot) -> tuple[tuple[int, int], ...]:
         """(ball, frame last seen) of the balls hidden now that were lost while moving in this

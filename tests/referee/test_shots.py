@@ -417,3 +417,29 @@ def test_an_uncertain_drop_leaves_the_other_removal_facts_sure() -> None:
     _, confidence = facts_with_confidence(events, ALL, False)
     assert confidence["pocketed"] == pytest.approx(0.7)
     assert confidence["off_table"] == confidence["cue_ball_pocketed"] == 1.0
+
+
+def _first_contacts_8_ms_apart(config: ShotConfig) -> dict[str, Any]:
+    """The facts of a 60 fps shot whose cue ball is timed meeting the 6, then the 1 8 ms
+    later: both contacts fall between the same two frames."""
+    positions = {0: (600.0, 640.0), 1: (1500.0, 300.0), 6: (1500.0, 360.0)}
+    segmenter = ShotSegmenter(TABLE, config)
+    records = []
+    stream = {
+        25: [strike(21 / 60)],
+        32: [hit(30.2 / 60, 0, 6, confidence=0.7), hit(30.68 / 60, 0, 1)],
+        39: [Event(39, 39 / 60, EventKind.SHOT_END)],
+    }
+    for frame in range(10, 40):
+        records += segmenter.update(stream.get(frame, []), _tracks(frame, positions))
+    assert len(records) == 1
+    return records[0].facts_json()
+
+
+def test_first_contacts_within_half_a_frame_cannot_be_ordered() -> None:
+    facts = _first_contacts_8_ms_apart(ShotConfig())
+    assert facts["first_object_ball_contacted"] == 6
+    assert facts["simultaneous_first_contact"] == [1, 6]
+    # Timed to the millisecond only, the 6 would be first: a wrong-ball foul.
+    exact = _first_contacts_8_ms_apart(ShotConfig(simultaneous_contact_frames=0.0))
+    assert "simultaneous_first_contact" not in exact
