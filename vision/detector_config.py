@@ -53,6 +53,16 @@ class DetectorConfig:
             half-frame exposure travels about 5 radii); raising it accepts longer bands.
         fast_streaks: look for streaks in the fast pass over the hinted windows too (not only
             in full searches and the thorough pass for hints the fast pass left unexplained).
+        whole_streaks: a blurred ball found after the round search (`vision.streaks.streaks`)
+            may not lie along a side of its window that cuts through the picture (its
+            pixels on one side running over 3 radii along its axis: the blob's shape is the
+            window's); a ball leaving or crossing the window touches a side with its width
+            and stays. Fresh clip t2 (corner view, cloth learned under a player's arm): a
+            hint window in a corner pocket cut a "streak" out of the foreground cushion face
+            on every frame, a ghost held 40 frames by the 1's track and then the cue ball's,
+            and a phantom shot; with this on its shots are right (4 matched, first contacts
+            3/4, switches 8). Off until the samples, fresh clips and real footage are
+            measured with it.
         duplicates_on_table: two detections nearer than one apparent radius in the image
             are one ball only if they are also nearer than a ball radius on the table
             (`vision.duplicates`): at the far end of a corner view touching balls' centres
@@ -214,6 +224,7 @@ class DetectorConfig:
     find_streaks: bool = True
     max_streak_radii: float = 10.0
     fast_streaks: bool = False
+    whole_streaks: bool = False
     reuse_still_windows: bool = True
     still_change_ratio: float = 0.5
     still_changed_share: float = 0.002

@@ -97,7 +97,8 @@ def _find(
     score = np.concatenate([score, streak_score])
     pixels += streak_pixels
     if config.find_streaks and thorough:
-        blurred, blurred_score, blurred_pixels = streaks(region, xy, 0.5 * region.threshold)
+        cut = mosaic.cut_distance if config.whole_streaks else None
+        blurred, blurred_score, blurred_pixels = streaks(region, xy, 0.5 * region.threshold, cut)
         usable = blurred_score >= config.min_confidence
         xy = np.vstack([xy, blurred[usable]])
         score = np.concatenate([score, blurred_score[usable]])

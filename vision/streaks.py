@@ -22,6 +22,7 @@ would need the centre moved back along the motion by half the travel).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import cv2
@@ -30,6 +31,15 @@ from numpy.typing import NDArray
 
 from vision.candidates import SearchRegion, map_at, nonzero_2d
 
+CUT_CLEAR_PX = 1.0
+"""A blob pixel nearer than this to a window's cut side lies on it (`streaks`)."""
+MAX_CUT_RUN_RADII = 3.0
+"""Longest run, in ball radii measured along a blurred streak's axis, of its pixels on one
+cut side of its window (`streaks`): a ball leaving its window (or crossing it, in at one
+side and out at the other) touches a side with its width, a run of 2 r / tan(angle) along
+its path, at most three radii unless it leaves within 34 degrees of the side; a blob lying
+along the side further is a cut through something larger than a ball (a foreground
+cushion face filling the window), whose shape is the window's."""
 MIN_LENGTH_RADII = 2.8
 """Shortest streak (in radii): a ball that travels 0.8 radii; less blur the round search
 handles (its disc still fills to the rim)."""
@@ -312,13 +322,23 @@ def _ramp(level: NDArray[np.float64], reach: int) -> float:
 
 
 def streaks(
-    region: SearchRegion, found_xy: NDArray[np.float64], low_threshold: float
+    region: SearchRegion,
+    found_xy: NDArray[np.float64],
+    low_threshold: float,
+    cut_distance: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.uint8]]]:
     """Balls smeared by motion blur (the break): foreground streaks one ball wide and two
     to eight radii long, away from the balls already found.
 
     A blurred ball mixes its colour with the cloth, so a lower threshold is used. The centre
     is the streak's centroid (the ball's position at mid-exposure).
+
+    `cut_distance`: the distance of (N, 2) region points from a side of their window that
+    cuts through the picture (`vision.mosaic.Mosaic.cut_distance`); when given, a blob lying
+    along such a side further than a ball crossing it (`MAX_CUT_RUN_RADII`) is left: its
+    shape is the window's, not a ball's (a narrow window over foreground that fills it, as a
+    cushion face beside a pocket whose background was learned under a player's arm, scores
+    as a streak on plain cloth). A ball leaving its window through a side stays a streak.
 
     Returns:
         (K, 2) centres, (K,) confidences and each streak's (K_i, 3) BGR pixels.
@@ -340,6 +360,8 @@ def streaks(
         if tenth_highest_below(region.distance[ys + y0, xs + x0], region.threshold):
             continue
         score = _streak_score(points, region)
+        if score > 0.0 and cut_distance is not None:
+            score *= not _along_cut(points, cut_distance, map_at(region.radius, points[:1])[0])
         if score > 0.0:
             centres.append(points.mean(axis=0))
             scores.append(score)
@@ -347,6 +369,30 @@ def streaks(
     if not centres:
         return np.zeros((0, 2)), np.zeros(0), []
     return np.array(centres), np.array(scores), pixels
+
+
+def _along_cut(
+    points: NDArray[np.float64],
+    cut_distance: Callable[[NDArray[np.float64]], NDArray[np.float64]],
+    radius: float,
+) -> bool:
+    """Whether a blob of (N, 2) pixels lies along a cut side of its window: its pixels on
+    one side (a column or row of them) run further along the blob's long axis than
+    `MAX_CUT_RUN_RADII` ball radii. A ball leaving the window crosses the side: its
+    contact runs about its width (2 r / tan of the crossing angle) along its path."""
+    on_side = points[cut_distance(points) < CUT_CLEAR_PX]
+    if len(on_side) < 2:
+        return False
+    axis = np.linalg.eigh(np.cov(points.T))[1][:, 1]
+    for column, weight in ((0, abs(axis[1])), (1, abs(axis[0]))):
+        # Pixels on a vertical side share their column: their run is along v, and the
+        # axis's v component says how much of it lies along the blob.
+        line = on_side[:, column]
+        for value in np.unique(line):
+            run = on_side[line == value, 1 - column]
+            if (run.max() - run.min() + 1.0) * weight > MAX_CUT_RUN_RADII * radius:
+                return True
+    return False
 
 
 def _streak_score(points: NDArray[np.float64], region: SearchRegion) -> float:
