@@ -373,15 +373,9 @@ class BallTracker:
         strike it), and while a ball that may be rolling is lost, or the cue ball at rest
         (struck there by the cue at any speed) reaches it."""
         state, config = self._state, self.config
-        now_s, dt_s = self._time_s or 0.0, self._dt_s
         mean = state.mean
-        speed = np.hypot(mean[:, 2], mean[:, 3])
-        striker = state.alive & ((speed > config.rest_speed_mm_s) | (np.arange(NUM_CLASSES) == 0))
-        unseen = state.seen_time_s < now_s - dt_s - 1e-9
-        lost = unseen & (striker | self._striking)
-        sigma = np.sqrt(np.maximum(state.cov[:, 0, 0], state.cov[:, 1, 1]))
-        reach = self.table.ball_diameter_mm + speed * dt_s + config.association.gate_sigmas * sigma
-        noise_mm_s = 2.0 * config.measurement_std_mm / max(dt_s, 1e-3)
+        speed, striker, _, lost, reach = self._knockers()
+        noise_mm_s = 2.0 * config.measurement_std_mm / max(self._dt_s, 1e-3)
         caps = np.full(len(tracks), np.inf)
         for k, ball in enumerate(tracks):
             others = state.alive & (np.arange(NUM_CLASSES) != ball)
@@ -393,6 +387,32 @@ class BallTracker:
                 continue  # the cue ball at rest beside it: struck by the cue, any speed
             caps[k] = max(float(speed[ball]), float(speed[near].max(initial=0.0))) + noise_mm_s
         return caps
+
+    def _knockers(
+        self,
+    ) -> tuple[
+        NDArray[np.float64],
+        NDArray[np.bool_],
+        NDArray[np.bool_],
+        NDArray[np.bool_],
+        NDArray[np.float64],
+    ]:
+        """(11,) each: the balls' predicted speed, mm/s; which may knock others now (in
+        play, and rolling or the cue ball); which were unseen last frame; which of those
+        may be rolling where nobody sees (`_may_jump`'s strikers: they come from anywhere);
+        and how far each can reach this frame (a diameter, a frame's travel and its gate),
+        mm. Shared by `_knock_speed_caps` and `_knocked_towards`."""
+        state, config = self._state, self.config
+        now_s, dt_s = self._time_s or 0.0, self._dt_s
+        speed = np.hypot(state.mean[:, 2], state.mean[:, 3])
+        cue = np.arange(NUM_CLASSES) == 0
+        striker = state.alive & ((speed > config.rest_speed_mm_s) | cue)
+        unseen = state.seen_time_s < now_s - dt_s - 1e-9
+        lost = unseen & (striker | self._striking)
+        sigma = np.sqrt(np.maximum(state.cov[:, 0, 0], state.cov[:, 1, 1]))
+        gate = config.association.gate_sigmas * sigma
+        reach = self.table.ball_diameter_mm + speed * dt_s + gate
+        return speed, striker, unseen, lost, reach
 
     def _knocked_towards(
         self, tracks: NDArray[np.int64], z: NDArray[np.float64]
@@ -409,18 +429,11 @@ class BallTracker:
         unseen since the last frame that may be rolling (moving, or struck while unseen and,
         with ``lost_knock_within_coast``, not yet held stopped) may have come from anywhere,
         so neither is."""
-        state, config = self._state, self.config
-        now_s, dt_s = self._time_s or 0.0, self._dt_s
+        state, dt_s = self._state, self._dt_s
         diameter = self.table.ball_diameter_mm
         mean = state.mean
-        speed = np.hypot(mean[:, 2], mean[:, 3])
         alive = state.alive
-        striker = alive & ((speed > config.rest_speed_mm_s) | (np.arange(NUM_CLASSES) == 0))
-        unseen = state.seen_time_s < now_s - dt_s - 1e-9
-        # Lost balls that may be rolling (`_may_jump`'s strikers): come from anywhere.
-        lost = unseen & (striker | self._striking)
-        sigma = np.sqrt(np.maximum(state.cov[:, 0, 0], state.cov[:, 1, 1]))
-        reach = diameter + speed * dt_s + config.association.gate_sigmas * sigma
+        speed, striker, unseen, lost, reach = self._knockers()
         result = np.zeros(len(tracks), bool)
         for k, ball in enumerate(tracks):
             if ball == 0 or speed[ball] > 0.0 or state.identity_count[ball] < 3:
