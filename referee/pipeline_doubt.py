@@ -32,11 +32,10 @@ def alternatives(name: str, facts: dict[str, Any], on_table: tuple[int, ...]) ->
     if isinstance(value, bool):
         yield not value
     elif name == "first_object_ball_contacted":
-        yield from (
-            b
-            for b in (None, *on_table[:1], *(facts.get("simultaneous_first_contact") or []))
-            if b != value
-        )
+        tie = facts.get("simultaneous_first_contact") or []
+        if tie:
+            yield value  # the same ball first, and no tie: the camera's order was right
+        yield from (b for b in (None, *on_table[:1], *tie) if b != value)
     elif name == "object_balls_to_cushion_on_break" and isinstance(value, int):
         yield from (v for v in (value - 1, value + 1) if v >= 0)
     elif isinstance(value, list):
@@ -134,15 +133,27 @@ def doubts(
     out = []
     for name, confidence in sorted(weak.items()):
         for other in alternatives(name, facts, state.balls_on_table):
-            changed = _judge({**step, "shot": {**facts, name: other}}, state, config)
+            alternative = {**facts, name: other}
+            if name == "first_object_ball_contacted":
+                alternative.pop("simultaneous_first_contact", None)  # one ball clearly first
+            changed = _judge({**step, "shot": alternative}, state, config)
             if changed is not None and _decision(changed) != _decision(base):
                 out.append(
-                    f"the call rests on an uncertain fact: {fact_words(name, facts.get(name))} "
+                    f"the call rests on an uncertain fact: {_fact_said(name, facts)} "
                     f"(confidence {confidence:.2f}); if instead {fact_words(name, other)}, "
                     f"the call would be: {changed.get('summary', '')}"
                 )
                 break
     return out
+
+
+def _fact_said(name: str, facts: dict[str, Any]) -> str:
+    """`fact_words` of fact ``name`` in ``facts``; a first contact the camera could not
+    order (``simultaneous_first_contact``) is said as such."""
+    tie = facts.get("simultaneous_first_contact") if name == "first_object_ball_contacted" else None
+    if tie:
+        return f"the cue ball hit {_balls_words(list(tie))} too close together to tell which first"
+    return fact_words(name, facts.get(name))
 
 
 def _lost_alternatives(ball: int, frame: int, facts: dict[str, Any]) -> Iterator[tuple[str, Any]]:

@@ -645,3 +645,19 @@ def test_a_lost_cue_ball_is_reached_for_around_its_rest_spot(
     rest = _calibration().camera.project(np.array([[635.0, 635.0]]), BALL_CENTRE_HEIGHT_MM)
     for reach in detector.reaches.values():
         np.testing.assert_allclose(reach.mean(axis=0), rest[0], atol=0.5)
+
+
+def test_a_tie_that_spares_a_foul_is_flagged_with_the_foul_it_spared() -> None:
+    """I-07: the cue ball met the 2 and the lowest ball (the 1) too close together to order;
+    the tie is resolved for the shooter, and the call says it would be a foul had the 2
+    clearly come first."""
+    tied = {**SAFE_FACTS, "first_object_ball_contacted": 2, "simultaneous_first_contact": [1, 2]}
+    second = ShotInput(30, 50, 0.5, tied, fact_confidence={"first_object_ball_contacted": 0.3})
+    pipeline, _ = _pipeline({6: [ShotInput(1, 6, 1 / 60, BREAK_FACTS)], 50: [second]})
+    shot = [s.to_json() for i in range(51) for s in pipeline.process(_frame(i)).shots][1]
+    assert shot["call"]["foul"] is False
+    assert shot["review"] is True
+    reason = shot["review_reasons"][0]
+    assert "the 1 and the 2 too close together to tell which first" in reason
+    assert "if instead the cue ball hit the 2 first" in reason
+    assert "F2" in reason or "foul" in reason.lower()
