@@ -22,6 +22,10 @@ STRIKE_TIME_TOLERANCE_S = 0.02
 """Events this much before the strike's estimated time still belong to the shot: a cue ball
 frozen to an object ball hits it at once, and the two times come from different fits."""
 
+UnsureContacts = tuple[float, float]
+"""(confidence, seconds): cue-ball contacts less sure than that confidence are timed no better
+than that many seconds (`facts_with_confidence`)."""
+
 DISTURBED_MIN_CONFIDENCE = 0.6
 """A `ball_disturbed` event must be at least this sure to become a fact: the rules call a
 foul (F6) on it, so a start that may be a missed contact is left out."""
@@ -51,8 +55,16 @@ def facts_with_confidence(
     balls_on_table_at_start: Iterable[int],
     is_break: bool,
     simultaneous_contact_s: float = SIMULTANEOUS_CONTACT_S,
+    unsure: UnsureContacts | None = None,
 ) -> tuple[FactsDict, dict[str, float]]:
-    """`facts_from_events` plus a 0..1 confidence per fact."""
+    """`facts_from_events` plus a 0..1 confidence per fact.
+
+    ``unsure``: first contacts closer than ``simultaneous_contact_s`` are a tie; so is the
+    lowest ball's contact, when a contact with another ball is timed first, if either is
+    less sure than ``unsure``'s confidence and they lie within its seconds: the camera
+    cannot tell whether the lowest ball was hit first, and the rules resolve that for the
+    shooter (I-07). Where the lowest ball is timed first, or not among them, the order
+    changes no call and is kept."""
     on_table = {int(b) for b in balls_on_table_at_start if int(b) != CUE}
     known = on_table | {CUE}
     ordered = sorted(
@@ -64,7 +76,10 @@ def facts_with_confidence(
     ordered = [e for e in ordered if e.time_s >= strike_time - STRIKE_TIME_TOLERANCE_S]
     facts: FactsDict = {}
     confidence: dict[str, float] = {}
-    first_time = _first_contact(ordered, simultaneous_contact_s, facts, confidence)
+    lowest = min(on_table, default=None)
+    first_time = _first_contact(
+        ordered, (simultaneous_contact_s, unsure, lowest), facts, confidence
+    )
     _cushion_facts(ordered, first_time, is_break, facts, confidence)
     _removal_facts(ordered, facts, confidence)
     disturbed = [e for e in disturbances if e.confidence >= DISTURBED_MIN_CONFIDENCE]
@@ -75,9 +90,15 @@ def facts_with_confidence(
 
 
 def _first_contact(
-    ordered: Sequence[Event], window_s: float, facts: FactsDict, confidence: dict[str, float]
+    ordered: Sequence[Event],
+    ties: tuple[float, UnsureContacts | None, int | None],
+    facts: FactsDict,
+    confidence: dict[str, float],
 ) -> float:
-    """Fill the first-contact facts; returns the first contact time (inf when none)."""
+    """Fill the first-contact facts; returns the first contact time (inf when none).
+    ``ties``: the simultaneous window, s, the unsure contacts' (confidence, window s) and the
+    lowest ball on the table (`facts_with_confidence`)."""
+    window_s, unsure, lowest = ties
     cue_hits = [e for e in ordered if is_cue_hit(e)]
     if not cue_hits:
         facts["first_object_ball_contacted"] = None
@@ -85,9 +106,18 @@ def _first_contact(
         return float("inf")
     first = cue_hits[0]
     other = cue_hit_ball(first)
-    tied = [
-        e for e in cue_hits[1:] if e.time_s - first.time_s < window_s and cue_hit_ball(e) != other
-    ]
+
+    def tie(e: Event) -> bool:
+        gap_s, ball = e.time_s - first.time_s, cue_hit_ball(e)
+        if ball == other:
+            return False
+        if gap_s < window_s:
+            return True
+        if unsure is None or ball != lowest:
+            return False
+        return min(first.confidence, e.confidence) < unsure[0] and gap_s < unsure[1]
+
+    tied = [e for e in cue_hits[1:] if tie(e)]
     facts["first_object_ball_contacted"] = other
     confidence["first_object_ball_contacted"] = first.confidence * (0.5 if tied else 1.0)
     if tied:

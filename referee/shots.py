@@ -350,11 +350,12 @@ class ShotSegmenter:
     def _facts(self, shot: _OpenShot) -> tuple[FactsDict, dict[str, float]]:
         if shot.watch is not None:
             shot.events = shot.watch.checked(shot.events)
-        tie_s = max(
-            self.config.simultaneous_contact_s,
-            self.config.simultaneous_contact_frames * self._frame_interval_s(),
+        config, frame_s = self.config, self._frame_interval_s()
+        tie_s = max(config.simultaneous_contact_s, config.simultaneous_contact_frames * frame_s)
+        unsure = (config.unsure_contact_confidence, config.unsure_contact_frames * frame_s)
+        facts, confidence = facts_with_confidence(
+            shot.events, shot.on_table, shot.is_break, tie_s, unsure
         )
-        facts, confidence = facts_with_confidence(shot.events, shot.on_table, shot.is_break, tie_s)
         facts["balls_moving_at_strike"] = [b for b in shot.moving if b in shot.on_table]
         return facts, confidence
 

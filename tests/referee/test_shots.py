@@ -419,15 +419,22 @@ def test_an_uncertain_drop_leaves_the_other_removal_facts_sure() -> None:
     assert confidence["off_table"] == confidence["cue_ball_pocketed"] == 1.0
 
 
-def _first_contacts_8_ms_apart(config: ShotConfig) -> dict[str, Any]:
-    """The facts of a 60 fps shot whose cue ball is timed meeting the 6, then the 1 8 ms
-    later: both contacts fall between the same two frames."""
+def _first_contacts(
+    config: ShotConfig, later_frames: float = 0.48, confidence: float = 1.0, first: int = 6
+) -> dict[str, Any]:
+    """The facts of a 60 fps shot whose cue ball is timed meeting ``first`` (the 6, or the
+    1), then the other of the two ``later_frames`` frame intervals later (0.48: 8 ms, both
+    contacts between the same two frames), the first timed at ``confidence``."""
     positions = {0: (600.0, 640.0), 1: (1500.0, 300.0), 6: (1500.0, 360.0)}
     segmenter = ShotSegmenter(TABLE, config)
     records = []
+    second = 1 if first == 6 else 6
     stream = {
         25: [strike(21 / 60)],
-        32: [hit(30.2 / 60, 0, 6, confidence=0.7), hit(30.68 / 60, 0, 1)],
+        34: [
+            hit(30.2 / 60, 0, first, confidence=confidence),
+            hit((30.2 + later_frames) / 60, 0, second),
+        ],
         39: [Event(39, 39 / 60, EventKind.SHOT_END)],
     }
     for frame in range(10, 40):
@@ -437,9 +444,27 @@ def _first_contacts_8_ms_apart(config: ShotConfig) -> dict[str, Any]:
 
 
 def test_first_contacts_within_half_a_frame_cannot_be_ordered() -> None:
-    facts = _first_contacts_8_ms_apart(ShotConfig())
+    facts = _first_contacts(ShotConfig())
     assert facts["first_object_ball_contacted"] == 6
     assert facts["simultaneous_first_contact"] == [1, 6]
     # Timed to the millisecond only, the 6 would be first: a wrong-ball foul.
-    exact = _first_contacts_8_ms_apart(ShotConfig(simultaneous_contact_frames=0.0))
+    exact = _first_contacts(ShotConfig(simultaneous_contact_frames=0.0))
     assert "simultaneous_first_contact" not in exact
+
+
+@pytest.mark.parametrize(
+    ("confidence", "first", "tied"),
+    [(0.6, 6, True), (1.0, 6, False), (0.6, 1, False)],
+    ids=["unsure-contact", "sure-contacts", "lowest-ball-timed-first"],
+)
+def test_an_unsure_contact_two_frames_before_the_lowest_balls_is_a_tie(
+    confidence: float, first: int, tied: bool
+) -> None:
+    """Two frames apart, an unsure contact's time cannot say whether the lowest ball (the 1)
+    was hit first; sure contacts can, and with the 1 timed first the order decides nothing."""
+    facts = _first_contacts(ShotConfig(), later_frames=2.0, confidence=confidence, first=first)
+    assert facts["first_object_ball_contacted"] == first
+    assert ("simultaneous_first_contact" in facts) is tied
+    loose = ShotConfig(unsure_contact_frames=0.0)
+    off = _first_contacts(loose, later_frames=2.0, confidence=confidence, first=first)
+    assert "simultaneous_first_contact" not in off
