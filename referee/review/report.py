@@ -94,9 +94,14 @@ def describe(facts: dict[str, Any], is_break: bool) -> list[str]:
     """What happened on a shot, in sentences, from its facts (rules.md §4 names)."""
     lines = []
     first = facts.get("first_object_ball_contacted")
-    lines.append(
-        "No object ball touched." if first is None else f"Cue ball hit {_ball(first)} first."
-    )
+    tie = facts.get("simultaneous_first_contact") or []
+    if tie:
+        names = " and ".join(_ball(b) for b in tie)
+        lines.append(f"Cue ball hit {names} too close together to tell which first.")
+    else:
+        lines.append(
+            "No object ball touched." if first is None else f"Cue ball hit {_ball(first)} first."
+        )
     if facts.get("cue_ball_cushion_before_first_contact"):
         lines.append("The cue ball touched a cushion before any ball.")
     cushions = facts.get("cushion_after_first_contact") or []

@@ -118,6 +118,12 @@ def test_what_happened_is_said_from_the_facts() -> None:
     assert "The cue ball dropped (scratch)." in lines
 
 
+def test_a_first_contact_the_camera_could_not_order_is_said_as_a_tie() -> None:
+    facts = {"first_object_ball_contacted": 6, "simultaneous_first_contact": [1, 6]}
+    lines = describe(facts, is_break=False)
+    assert lines[0] == "Cue ball hit the 1 and the 6 too close together to tell which first."
+
+
 @pytest.mark.skipif(
     CHROMIUM is None, reason="chromium is not installed (scripts/setup.sh installs it as root)"
 )
